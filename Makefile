@@ -1,0 +1,35 @@
+# Stompbox — `make run` plays, `make test` tests. Each installs the Debian packages it needs.
+SWIFT      ?= swift
+BUILD_DEPS := libsndfile1-dev libpulse-dev libgtk-3-dev librsvg2-common pkg-config
+RUN_DEPS   := $(BUILD_DEPS) pulseaudio-utils
+TEST_DEPS  := $(BUILD_DEPS) pulseaudio pulseaudio-utils xvfb xdotool imagemagick sox at-spi2-core dbus-x11 fonts-dejavu-core
+SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: run test bench build deps-run deps-test check-swift clean
+
+run: deps-run check-swift
+	$(SWIFT) build -c release --product stompbox
+	.build/release/stompbox
+
+test: deps-test check-swift
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench: deps-test check-swift
+	$(SWIFT) build -c release --product StompboxBench --product stompbox
+	.build/release/StompboxBench
+
+build: check-swift
+	$(SWIFT) build
+
+check-swift:
+	@command -v $(SWIFT) >/dev/null || { echo "Swift 6 is needed (swift.org toolchain for Debian 12); 'swift' is not on PATH." >&2; exit 1; }
+
+# Installs only what is missing, so a machine that has everything runs no apt at all.
+deps-run:
+	@./scripts/install-deps $(RUN_DEPS)
+deps-test:
+	@./scripts/install-deps $(TEST_DEPS)
+
+clean:
+	rm -rf .build

@@ -1,0 +1,55 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// Layers, bottom to top: StompboxDSP (pure Swift) → StompboxAudio / StompboxCore → StompboxUI → stompbox.
+// Nothing imports a layer above it.
+let package = Package(
+    name: "Stompbox",
+    products: [
+        .executable(name: "stompbox", targets: ["stompbox"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    ],
+    targets: [
+        // System libraries through pkg-config.
+        .systemLibrary(name: "CSndfile", pkgConfig: "sndfile",
+                       providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CPulse", pkgConfig: "libpulse-simple",
+                       providers: [.apt(["libpulse-dev"])]),
+        .systemLibrary(name: "CGtk", pkgConfig: "gtk+-3.0",
+                       providers: [.apt(["libgtk-3-dev"])]),
+        // What Swift cannot call directly: GTK signal macros, casts and variadic calls…
+        .target(name: "CStompboxShim", dependencies: ["CGtk"]),
+        // …and the FPU's flush-to-zero flags for the audio thread.
+        .target(name: "CAudioShim"),
+
+        .target(name: "StompboxDSP"),
+        .target(name: "StompboxAudio", dependencies: ["StompboxDSP", "CSndfile", "CPulse", "CAudioShim"]),
+        .target(name: "StompboxCore", dependencies: [
+            "StompboxDSP",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
+        .target(name: "StompboxUI", dependencies: [
+            "StompboxDSP", "StompboxAudio", "StompboxCore", "CGtk", "CStompboxShim",
+        ]),
+        .executableTarget(name: "stompbox", dependencies: [
+            "StompboxDSP", "StompboxAudio", "StompboxCore", "StompboxUI",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        // Signals and measurements shared by the tests and the benchmark.
+        .target(name: "StompboxTestSupport", dependencies: ["StompboxDSP"]),
+        .executableTarget(name: "StompboxBench", dependencies: [
+            "StompboxDSP", "StompboxAudio", "StompboxTestSupport",
+        ]),
+
+        .testTarget(name: "StompboxDSPTests", dependencies: ["StompboxDSP", "StompboxTestSupport"]),
+        .testTarget(name: "StompboxAudioTests", dependencies: ["StompboxAudio", "StompboxTestSupport"]),
+        .testTarget(name: "StompboxCoreTests", dependencies: ["StompboxCore", "StompboxTestSupport"]),
+        .testTarget(name: "StompboxUITests", dependencies: ["StompboxUI", "StompboxTestSupport"]),
+        .testTarget(name: "stompboxTests", dependencies: ["StompboxTestSupport"]),
+    ],
+    swiftLanguageModes: [.v5]
+)

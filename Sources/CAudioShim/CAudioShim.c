@@ -1,0 +1,20 @@
+#include "CAudioShim.h"
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#include <pmmintrin.h>
+#endif
+
+void stompbox_enable_flush_to_zero(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    _MM_SET_FLUSH_ZERO_MODE(_MM_FLUSH_ZERO_ON);
+    _MM_SET_DENORMALS_ZERO_MODE(_MM_DENORMALS_ZERO_ON);
+#endif
+}
+
+int stompbox_request_realtime(int priority) {
+    struct sched_param param = { .sched_priority = priority };
+    return pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
+}

@@ -1,0 +1,12 @@
+#ifndef CAUDIOSHIM_H
+#define CAUDIOSHIM_H
+
+/// Sets flush-to-zero and denormals-are-zero on the calling thread (x86 SSE; no-op elsewhere).
+/// Called once by the audio thread: denormal feedback tails would otherwise cost 100× CPU.
+void stompbox_enable_flush_to_zero(void);
+
+/// Asks for SCHED_FIFO at the given priority for the calling thread. Returns 0 on success,
+/// otherwise the errno value (EPERM when the user may not have real-time priority).
+int stompbox_request_realtime(int priority);
+
+#endif

@@ -1,0 +1,2 @@
+import StompboxDSP
+print("bench")

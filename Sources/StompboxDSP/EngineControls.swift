@@ -1,0 +1,105 @@
+import Synchronization
+
+/// The looper pedal's three gestures.
+public enum LooperAction: String, CaseIterable, Sendable {
+    /// stopped → recording → playing → overdubbing → playing → …
+    case tap
+    /// The long press: stop and clear.
+    case hold
+    /// Removes the last overdub.
+    case undo
+}
+
+public enum LooperState: Int, Sendable {
+    case stopped, recording, playing, overdubbing
+
+    public var name: String {
+        switch self {
+        case .stopped: "stopped"
+        case .recording: "recording"
+        case .playing: "playing"
+        case .overdubbing: "overdubbing"
+        }
+    }
+}
+
+/// Looper requests (UI → audio) and status (audio → UI), all lock-free.
+/// A request is a counter the UI bumps; the audio thread acts once per increment it has not seen.
+public final class LooperControl: @unchecked Sendable {
+    let tapRequests = Atomic<Int>(0)
+    let holdRequests = Atomic<Int>(0)
+    let undoRequests = Atomic<Int>(0)
+
+    let stateValue = Atomic<Int>(LooperState.stopped.rawValue)
+    let positionValue = Atomic<Int>(0)
+    let lengthValue = Atomic<Int>(0)
+    let undoAvailableValue = Atomic<Bool>(false)
+
+    public init() {}
+
+    /// Any thread.
+    public func send(_ action: LooperAction) {
+        switch action {
+        case .tap: tapRequests.add(1, ordering: .releasing)
+        case .hold: holdRequests.add(1, ordering: .releasing)
+        case .undo: undoRequests.add(1, ordering: .releasing)
+        }
+    }
+
+    public var state: LooperState { LooperState(rawValue: stateValue.load(ordering: .acquiring)) ?? .stopped }
+    /// Playback position in samples within the loop.
+    public var position: Int { positionValue.load(ordering: .relaxed) }
+    /// Loop length in samples (0 while nothing is recorded; grows while recording the first pass).
+    public var length: Int { lengthValue.load(ordering: .relaxed) }
+    public var canUndo: Bool { undoAvailableValue.load(ordering: .relaxed) }
+}
+
+/// Peak meters written by the audio thread and read (and cleared) by the UI about 30 times a second.
+public final class LevelMeters: @unchecked Sendable {
+    let inputPeakBits = Atomic<UInt32>(0)
+    let outputPeakBits = Atomic<UInt32>(0)
+    let inputClipsValue = Atomic<Int>(0)
+    let outputClipsValue = Atomic<Int>(0)
+
+    public init() {}
+
+    /// Audio thread: raises the held peak to `peak` if it is higher.
+    @inline(__always)
+    func note(input peak: Float) { raise(inputPeakBits, peak); if peak >= 1 { inputClipsValue.add(1, ordering: .relaxed) } }
+    @inline(__always)
+    func note(output peak: Float) { raise(outputPeakBits, peak); if peak >= 0.999 { outputClipsValue.add(1, ordering: .relaxed) } }
+
+    @inline(__always)
+    private func raise(_ cell: borrowing Atomic<UInt32>, _ peak: Float) {
+        var current = cell.load(ordering: .relaxed)
+        while Float(bitPattern: current) < peak {
+            let (exchanged, original) = cell.compareExchange(expected: current, desired: peak.bitPattern, ordering: .relaxed)
+            if exchanged { break }
+            current = original
+        }
+    }
+
+    /// The highest input and output peaks (linear) since the last call, then clears them.
+    public func takePeaks() -> (input: Float, output: Float) {
+        (Float(bitPattern: inputPeakBits.exchange(0, ordering: .relaxed)),
+         Float(bitPattern: outputPeakBits.exchange(0, ordering: .relaxed)))
+    }
+
+    /// How many blocks clipped at the input (≥ 0 dBFS) and hit the output limiter's ceiling.
+    public var clipCounts: (input: Int, output: Int) {
+        (inputClipsValue.load(ordering: .relaxed), outputClipsValue.load(ordering: .relaxed))
+    }
+}
+
+/// Everything the UI, the CLI and the audio thread share about one running chain.
+public final class EngineControls: @unchecked Sendable {
+    public let parameters: ParameterStore
+    public let looper: LooperControl
+    public let meters: LevelMeters
+
+    public init(parameters: ParameterStore = ParameterStore()) {
+        self.parameters = parameters
+        looper = LooperControl()
+        meters = LevelMeters()
+    }
+}

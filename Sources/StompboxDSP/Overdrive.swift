@@ -1,0 +1,14 @@
+import Foundation
+
+/// PLACEHOLDER: passes the signal through until the effect is written.
+public final class Overdrive: AudioEffect {
+    let parameters: ParameterStore
+
+    public init(parameters: ParameterStore) {
+        self.parameters = parameters
+    }
+
+    public func prepare(sampleRate: Double, maximumBlockSize: Int) {}
+    public func reset() {}
+    public func process(_ block: UnsafeMutableBufferPointer<Float>) {}
+}

@@ -1,0 +1,18 @@
+import ArgumentParser
+import StompboxDSP
+
+@main
+struct Stompbox: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stompbox",
+        abstract: "A guitar multi-effects pedalboard. With no subcommand, opens the window.",
+        subcommands: [
+            ParamsCommand.self, RenderCommand.self,
+            RunCommand.self, DevicesCommand.self,
+            PresetsCommand.self, LicenceCommand.self, StoreCommand.self,
+        ])
+
+    func run() throws {
+        try GUICommand().run()
+    }
+}
