@@ -1,0 +1,144 @@
+import Foundation
+import StompboxDSP
+
+/// One complete setup of every pedal: all parameters of the table, on/off states included.
+///
+/// File form (`.json`):
+/// `{"format":"stompbox-preset","version":1,"name":"…","parameters":{"delay.enabled":true,…}}`.
+/// Ids left out take their defaults; an unknown id, a value of the wrong type or out of range,
+/// or a newer version is an error that names it. Nothing is clamped silently.
+public struct Preset: Equatable, Sendable {
+    public static let format = "stompbox-preset"
+    public static let version = 1
+
+    public var name: String
+    /// One value per `Parameter`, in table order.
+    public private(set) var values: [Float]
+
+    /// Every parameter at its default.
+    public init(name: String) {
+        self.name = name
+        values = Parameter.allCases.map { $0.spec.defaultValue }
+    }
+
+    /// The store's current values.
+    public init(name: String, from store: ParameterStore) {
+        self.name = name
+        values = store.snapshot()
+    }
+
+    public subscript(_ p: Parameter) -> Float {
+        get { values[p.rawValue] }
+        set { values[p.rawValue] = p.spec.clamp(newValue) }
+    }
+
+    /// Sets every parameter of `store` (the chain's smoothing makes the change click-free).
+    public func apply(to store: ParameterStore) {
+        store.restore(values)
+    }
+
+    // MARK: JSON
+
+    /// The `parameters` object: booleans for switches, names for choices, numbers otherwise.
+    public var parametersJSON: JSONValue {
+        var object: [String: JSONValue] = [:]
+        for p in Parameter.allCases {
+            let spec = p.spec
+            let v = values[p.rawValue]
+            switch spec.scale {
+            case .toggle: object[spec.id] = .bool(v >= 0.5)
+            case .choice(let names): object[spec.id] = .string(names[Int(v)])
+            case .linear, .logarithmic: object[spec.id] = .number(Double(v))
+            }
+        }
+        return .object(object)
+    }
+
+    public var json: JSONValue {
+        .object([
+            "format": .string(Preset.format),
+            "version": .number(Double(Preset.version)),
+            "name": .string(name),
+            "parameters": parametersJSON,
+        ])
+    }
+
+    public func jsonData() -> Data { json.serialized() }
+
+    public init(jsonData data: Data) throws(PresetError) {
+        let value: JSONValue
+        do { value = try JSONValue.parse(data) } catch {
+            throw .notJSON(Preset.describe(error))
+        }
+        try self.init(json: value)
+    }
+
+    public init(json: JSONValue) throws(PresetError) {
+        guard case .object(let top) = json else { throw .wrongType(field: "preset", expected: "an object") }
+        guard case .string(let format)? = top["format"] else { throw .missingField("format") }
+        guard format == Preset.format else { throw .wrongFormat(found: format, expected: Preset.format) }
+        guard case .number(let version)? = top["version"] else { throw .missingField("version") }
+        guard version == version.rounded(), version >= 1 else { throw .wrongType(field: "version", expected: "a whole number ≥ 1") }
+        guard Int(version) <= Preset.version else { throw .newerVersion(Int(version), supported: Preset.version) }
+        guard case .string(let name)? = top["name"] else { throw .missingField("name") }
+        self.init(name: name)
+        guard let params = top["parameters"] else { return }
+        guard case .object(let entries) = params else { throw .wrongType(field: "parameters", expected: "an object") }
+        for (id, value) in entries.sorted(by: { $0.key < $1.key }) {
+            let p: Parameter
+            do { p = try Parameter.named(id) } catch { throw .parameter(error) }
+            values[p.rawValue] = try Preset.decode(value, for: p.spec)
+        }
+    }
+
+    private static func decode(_ value: JSONValue, for spec: ParameterSpec) throws(PresetError) -> Float {
+        switch (spec.scale, value) {
+        case (.toggle, .bool(let b)):
+            return b ? 1 : 0
+        case (.toggle, _):
+            throw .wrongType(field: spec.id, expected: "true or false, found \(value.kindName)")
+        case (.choice(let names), .string(let s)):
+            guard let i = names.firstIndex(of: s) else {
+                throw .parameter(.badValue(id: spec.id, value: s, expected: names.joined(separator: ", ")))
+            }
+            return Float(i)
+        case (.choice(let names), _):
+            throw .wrongType(field: spec.id, expected: "one of \(names.joined(separator: ", ")), found \(value.kindName)")
+        case (_, .number(let n)):
+            let v = Float(n)
+            do { try spec.check(v) } catch { throw .parameter(error) }
+            return v
+        default:
+            throw .wrongType(field: spec.id, expected: "a number, found \(value.kindName)")
+        }
+    }
+
+    static func describe(_ error: Error) -> String {
+        if case DecodingError.dataCorrupted(let context) = error {
+            let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
+            return underlying ?? context.debugDescription
+        }
+        return "\(error)"
+    }
+}
+
+public enum PresetError: Error, Equatable, CustomStringConvertible {
+    case notJSON(String)
+    case wrongFormat(found: String, expected: String)
+    case newerVersion(Int, supported: Int)
+    case missingField(String)
+    case wrongType(field: String, expected: String)
+    case parameter(ParameterError)
+
+    public var description: String {
+        switch self {
+        case .notJSON(let detail): "not valid JSON (\(detail))"
+        case .wrongFormat(let found, let expected): "format is '\(found)', expected '\(expected)'"
+        case .newerVersion(let v, let supported):
+            "written by a newer Stompbox (version \(v); this one reads up to version \(supported))"
+        case .missingField(let field): "the field '\(field)' is missing"
+        case .wrongType(let field, let expected): "\(field): expected \(expected)"
+        case .parameter(let e): e.description
+        }
+    }
+}
