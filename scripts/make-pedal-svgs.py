@@ -14,7 +14,7 @@ HEIGHT = 340
 PEDALS = {
     # effect: (width, body colour, darker shade, text colour, accent, LED y, name y, switch y, subtitle)
     "overdrive": (184, "#f0b51c", "#b9800a", "#2a1d05", "#fff3c4", 156, 200, 272, "TUBE DRIVE"),
-    "eq":        (264, "#d9dcdf", "#9da3a8", "#1d2328", "#ffffff", 228, 258, 300, "6-BAND GRAPHIC"),
+    "eq":        (264, "#d9dcdf", "#9da3a8", "#1d2328", "#ffffff", 208, 238, 290, "6-BAND GRAPHIC"),
     "flanger":   (184, "#7b3fa8", "#4b1f6d", "#f3e8ff", "#c9a6ee", 156, 200, 272, "JET FLANGER"),
     "tremolo":   (184, "#1f8f6a", "#0f5a41", "#eafff6", "#8fe3c4", 156, 200, 272, "OPTO TREMOLO"),
     "delay":     (184, "#2d6fd2", "#173f82", "#eef4ff", "#9cc1ff", 156, 200, 272, "ANALOG ECHO"),
@@ -44,7 +44,7 @@ def pedal(effect, width, body, dark, text, accent, led_y, name_y, switch_y, subt
     if effect == "eq":
         eq_screen = f'''  <rect x="12" y="12" width="{w-24}" height="74" rx="6" fill="#0d1a14" stroke="#6d7479" stroke-width="2"/>
   <rect x="12" y="12" width="{w-24}" height="74" rx="6" fill="url(#glass)"/>
-  <rect x="10" y="90" width="{w-20}" height="126" rx="6" fill="{dark}" opacity="0.25"/>'''
+  <rect x="10" y="86" width="{w-20}" height="112" rx="6" fill="{dark}" opacity="0.25"/>'''
     looper_bar = ""
     if effect == "looper":
         looper_bar = f'''  <rect x="18" y="96" width="{w-36}" height="16" rx="4" fill="#1b0707" stroke="{accent}" stroke-width="1" opacity="0.9"/>'''
@@ -121,7 +121,7 @@ def pedal(effect, width, body, dark, text, accent, led_y, name_y, switch_y, subt
   <circle cx="{cx}" cy="{switch_y}" r="15" fill="none" stroke="#ffffff" stroke-width="1" opacity="0.5"/>
   <ellipse cx="{cx-5}" cy="{switch_y-7}" rx="8" ry="4" fill="#ffffff" opacity="0.55"/>
   <!-- brand and screws -->
-  <text x="{cx}" y="{h-18}" text-anchor="middle" font-family="DejaVu Sans" font-size="7.5"
+  <text x="{cx}" y="{h-14}" text-anchor="middle" font-family="DejaVu Sans" font-size="7.5"
         font-weight="bold" letter-spacing="3" fill="{text}" opacity="0.55">STOMPBOX</text>
 {screw(16, 14)}
 {screw(w-16, 14)}

@@ -26,7 +26,7 @@ final class EqualizerSection {
             gtk_scale_add_mark(cast(raw(scale)), 0, GTK_POS_RIGHT, nil)
             gtk_range_set_increments(cast(raw(scale)), 0.5, 3)
             gtk_range_set_value(cast(raw(scale)), Double(store.load(band)))
-            gtk_widget_set_size_request(scale, 40, 108)
+            gtk_widget_set_size_request(scale, 40, 92)
             addClass(scale, "eq-fader")
             setAccessible(scale, name: spec.name)
             gtk_widget_set_tooltip_text(scale, "\(spec.name) \(spec.format(store.load(band)))")

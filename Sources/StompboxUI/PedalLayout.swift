@@ -24,7 +24,7 @@ struct PedalLayout {
         let c = kind.controls
         switch kind {
         case .eq:
-            return PedalLayout(width: 264, ledY: 228, switchY: 300, knobs: [])
+            return PedalLayout(width: 264, ledY: 208, switchY: 290, knobs: [])
         case .flanger:
             // Five knobs: three on top, two below.
             return PedalLayout(width: 184, ledY: 156, switchY: 272, knobs: [

@@ -45,8 +45,8 @@ final class PedalView {
             eq.onReadout = onReadout
             equalizer = eq
             put(eq.curve, 12, 12)
-            for (i, slider) in eq.sliders.enumerated() { put(slider, 14 + i * 40, 90) }
-            for (i, label) in eq.labels.enumerated() { put(label, 14 + i * 40, 200) }
+            for (i, slider) in eq.sliders.enumerated() { put(slider, 14 + i * 40, 88) }
+            for (i, label) in eq.labels.enumerated() { put(label, 14 + i * 40, 182) }
         case .tremolo:
             addShapeSwitch()
         case .looper:

@@ -13,6 +13,7 @@ public final class PedalboardApp {
     /// `STOMPBOX_STATE_FILE`: see `StateReporter`.
     public let stateFile: String?
     public private(set) var window: PedalboardWindow?
+    private var closed = false
     /// Called once the window exists (the preset column and store hook in here).
     public var onWindow: ((PedalboardWindow) -> Void)?
 
@@ -26,14 +27,17 @@ public final class PedalboardApp {
         // Non-unique: a second `stompbox` (or a test) gets its own window and engine.
         let app = gtk_application_new(PedalboardApp.applicationID, G_APPLICATION_NON_UNIQUE)!
         onSignal(raw(app), "activate") { [unowned self] in
-            guard window == nil else { gtk_window_present(cast(raw(window!.window))); return }
+            if let existing = window { if !closed { gtk_window_present(cast(raw(existing.window))) }; return }
             loadTheme()
             let w = PedalboardWindow(application: app, engine: engine, stateFile: stateFile)
-            w.onClosed = { [unowned self] in window = nil }
+            // The Swift side is dropped after the main loop ends: GTK still destroys the
+            // children (and runs their destroy handlers) after the window's own handler.
+            w.onClosed = { [unowned self] in closed = true }
             window = w
             onWindow?(w)
         }
         let status = g_application_run(cast(raw(app)), 0, nil)
+        window = nil
         // Dropping the application finalizes it and with it the last signal closures.
         g_object_unref(raw(app))
         if let stateFile {
