@@ -124,21 +124,14 @@ public final class OfflineRenderer {
             mono.deallocate()
         }
 
-        var position = 0
-        var nextAction = 0
+        var schedule = RenderSchedule(totalFrames: totalFrames, blockSize: Self.blockSize,
+                                      actionSamples: actions.map { $0.sampleIndex(sampleRate: rate) })
         var inputLeft = inputFrames
         let scale = 1 / Float(channels)
         do {
-            while position < totalFrames {
-                while nextAction < actions.count, actions[nextAction].sampleIndex(sampleRate: rate) <= position {
-                    apply(actions[nextAction], to: chain)
-                    nextAction += 1
-                }
-                var end = min(position + Self.blockSize, totalFrames)
-                if nextAction < actions.count {
-                    end = min(end, actions[nextAction].sampleIndex(sampleRate: rate))
-                }
-                let n = end - position
+            while let block = schedule.next() {
+                for i in block.actions { apply(actions[i], to: chain) }
+                let n = block.frames.count
 
                 // The input (zeros past its end, or past a file cut shorter than its header says).
                 var got = 0
@@ -160,7 +153,6 @@ public final class OfflineRenderer {
                     for c in 0..<channels { interleaved[i * channels + c] = y }
                 }
                 try writer.write(interleaved, frames: n)
-                position = end
             }
             try writer.commit()
         } catch {
@@ -176,6 +168,41 @@ public final class OfflineRenderer {
         case .set(let a): chain.parameters.set(a.parameter, a.value)
         case .looper(let gesture): chain.controls.looper.send(gesture)
         }
+    }
+}
+
+/// Cuts a render into blocks of at most `blockSize` frames, also cutting wherever an action
+/// falls, so each action is applied just before the block that starts at its sample.
+public struct RenderSchedule: IteratorProtocol {
+    public struct Block: Equatable {
+        /// The output frames of this block.
+        public var frames: Range<Int>
+        /// Indices into the (time-sorted) actions to apply before processing it.
+        public var actions: Range<Int>
+    }
+
+    public let totalFrames: Int
+    public let blockSize: Int
+    private let actionSamples: [Int]
+    private var position = 0
+    private var nextAction = 0
+
+    /// `actionSamples` must be sorted (the plan's actions in time order).
+    public init(totalFrames: Int, blockSize: Int, actionSamples: [Int]) {
+        precondition(blockSize > 0 && actionSamples == actionSamples.sorted())
+        self.totalFrames = totalFrames
+        self.blockSize = blockSize
+        self.actionSamples = actionSamples
+    }
+
+    public mutating func next() -> Block? {
+        guard position < totalFrames else { return nil }
+        let first = nextAction
+        while nextAction < actionSamples.count, actionSamples[nextAction] <= position { nextAction += 1 }
+        var end = min(position + blockSize, totalFrames)
+        if nextAction < actionSamples.count { end = min(end, actionSamples[nextAction]) }
+        defer { position = end }
+        return Block(frames: position..<end, actions: first..<nextAction)
     }
 }
 
