@@ -12,7 +12,10 @@ struct CommandResult {
 
 /// The built `stompbox` executable: beside the test bundle (`.build/debug/`), whichever way
 /// the test runner was started.
-func stompboxExecutable() throws -> URL {
+func stompboxExecutable() throws -> URL { try builtExecutable("stompbox") }
+
+/// An executable product built beside the test bundle.
+func builtExecutable(_ name: String) throws -> URL {
     var folders: [URL] = []
     if let exe = Bundle.main.executableURL { folders.append(exe.deletingLastPathComponent()) }
     folders.append(Bundle.main.bundleURL)
@@ -24,22 +27,24 @@ func stompboxExecutable() throws -> URL {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     folders.append(root.appendingPathComponent(".build/debug"))
     for folder in folders {
-        let candidate = folder.appendingPathComponent("stompbox")
+        let candidate = folder.appendingPathComponent(name)
         if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
     }
-    throw ExecutableNotFound(searched: folders.map(\.path))
+    throw ExecutableNotFound(name: name, searched: folders.map(\.path))
 }
 
 struct ExecutableNotFound: Error, CustomStringConvertible {
+    var name: String
     var searched: [String]
-    var description: String { "the stompbox executable was not built (looked in \(searched.joined(separator: ", ")))" }
+    var description: String { "the \(name) executable was not built (looked in \(searched.joined(separator: ", ")))" }
 }
 
 /// Runs `stompbox` with `arguments` in `folder` and returns its status and output.
 /// With `fileSizeLimitBlocks`, runs it under `ulimit -f` (512-byte blocks) so writing fails part-way.
-func runStompbox(_ arguments: [String], in folder: URL? = nil, fileSizeLimitBlocks: Int? = nil) throws -> CommandResult {
+func runStompbox(_ arguments: [String], in folder: URL? = nil, fileSizeLimitBlocks: Int? = nil,
+                 executable: String = "stompbox") throws -> CommandResult {
     let process = Process()
-    let exe = try stompboxExecutable()
+    let exe = try builtExecutable(executable)
     if let limit = fileSizeLimitBlocks {
         // SIGXFSZ ignored, so a write beyond the limit fails with EFBIG instead of killing it.
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
