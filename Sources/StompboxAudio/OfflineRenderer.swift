@@ -34,6 +34,21 @@ public struct RenderPlan: Equatable, Sendable {
             + sortedActions.compactMap { if case .set(let a) = $0.kind { a } else { nil } }
     }
 
+    /// Looper gestures that would reach the looper while it is switched off (they do nothing
+    /// audible), so the command can point out the missing `looper.enabled=on`.
+    public var looperActionsWhileOff: [RenderAction] {
+        var on = parameters[Parameter.looperEnabled.rawValue] >= 0.5
+        var ignored: [RenderAction] = []
+        for action in sortedActions {
+            switch action.kind {
+            case .set(let a) where a.parameter == .looperEnabled: on = a.value >= 0.5
+            case .looper where !on: ignored.append(action)
+            default: break
+            }
+        }
+        return ignored
+    }
+
     /// Actions by time; a stable sort keeps the command line's order for equal times.
     var sortedActions: [RenderAction] {
         actions.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
@@ -54,7 +69,7 @@ public enum RenderError: Error, Equatable, CustomStringConvertible {
             t < 0 ? "the tail must not be negative (got \(t) s)"
                 : "the tail must be between 0 and \(Int(RenderPlan.maximumTailSeconds)) seconds (got \(t))"
         case .actionAfterEnd(let action, let length):
-            "--at \(action) comes after the end of the render (\(formatSeconds(length)) s long)"
+            "--at \(action) is at or after the end of the render (\(formatSeconds(length)) s long; add --tail to make it longer)"
         case .refused(let a, let reason): "cannot set \(a): \(reason)"
         }
     }

@@ -40,7 +40,16 @@ struct RenderCommand: ParsableCommand {
     func run() throws {
         do {
             let plan = try makePlan()
-            try OfflineRenderer(plan: plan).render(input: input, output: output)
+            let renderer = OfflineRenderer(plan: plan)
+            // Locked effects (the looper's licence) are checked here, for every value the render sets:
+            // renderer.permit = { write throws(RenderError) in … }
+            let summary = try renderer.render(input: input, output: output)
+            print("wrote \(output): \(summary.channels) channel\(summary.channels == 1 ? "" : "s"), \(summary.sampleRate) Hz, "
+                  + String(format: "%.3f s", Double(summary.outputFrames) / Double(summary.sampleRate)))
+            // Only after success, so a failure stays one line.
+            if let first = plan.looperActionsWhileOff.first {
+                warn("--at \(first) finds the looper switched off; add --set looper.enabled=on")
+            }
         } catch let error as CommandLineError {
             fail(error.message)
         } catch let error as RenderError {
@@ -91,6 +100,11 @@ struct RenderCommand: ParsableCommand {
 struct CommandLineError: Error {
     let message: String
     init(_ message: String) { self.message = message }
+}
+
+/// Prints `stompbox: warning: …` as one line on stderr.
+func warn(_ message: String) {
+    FileHandle.standardError.write(Data("stompbox: warning: \(message)\n".utf8))
 }
 
 /// Prints `stompbox: error: …` as one line on stderr and exits with status 1.

@@ -65,3 +65,33 @@ import Testing
         #expect(RenderAction(time: 1.0 / 3, .looper(.tap)).sampleIndex(sampleRate: 44_100) == 14_700)
     }
 }
+
+@Suite struct RenderPlanTests {
+    @Test func looperGesturesWhileTheLooperIsOffAreFound() {
+        let tapEarly = RenderAction(time: 1, .looper(.tap))
+        let on = RenderAction(time: 2, .set(ParameterAssignment(.looperEnabled, 1)))
+        let tapLate = RenderAction(time: 3, .looper(.tap))
+        let off = RenderAction(time: 4, .set(ParameterAssignment(.looperEnabled, 0)))
+        let hold = RenderAction(time: 5, .looper(.hold))
+        // Given out of order: the plan goes by time.
+        let plan = RenderPlan(actions: [hold, tapLate, off, on, tapEarly])
+        #expect(plan.looperActionsWhileOff == [tapEarly, hold])
+
+        var onFromTheStart = RenderPlan(actions: [tapEarly, tapLate])
+        onFromTheStart[.looperEnabled] = 1
+        #expect(onFromTheStart.looperActionsWhileOff.isEmpty)
+    }
+
+    @Test func parameterWritesListStartingValuesThenAssignmentsInTimeOrder() {
+        var plan = RenderPlan(actions: [
+            RenderAction(time: 3, .set(ParameterAssignment(.delayTime, 500))),
+            RenderAction(time: 1, .looper(.tap)),
+            RenderAction(time: 2, .set(ParameterAssignment(.looperEnabled, 1))),
+        ])
+        plan[.reverbEnabled] = 1
+        let writes = plan.parameterWrites
+        #expect(writes.count == Parameter.allCases.count + 2)
+        #expect(writes[Parameter.reverbEnabled.rawValue] == ParameterAssignment(.reverbEnabled, 1))
+        #expect(Array(writes.suffix(2)) == [ParameterAssignment(.looperEnabled, 1), ParameterAssignment(.delayTime, 500)])
+    }
+}

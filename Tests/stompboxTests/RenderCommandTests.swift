@@ -91,6 +91,16 @@ private let step: Float = 1.0 / 8_388_608
         #expect(abs(Measure.decibels(ratio) + 24) < 0.1, "level after the action: \(Measure.decibels(ratio)) dB")
     }
 
+    @Test func saysWhatItWroteAndWarnsAboutALooperLeftOff() throws {
+        let w = try Workspace(seconds: 0.5)
+        let quiet = try expectSuccess(["render", "in.wav", "a.wav", "--tail", "0.25"], in: w.url)
+        #expect(quiet.stdout == "wrote a.wav: 2 channels, 44100 Hz, 0.750 s\n")
+        let warned = try runStompbox(["render", "in.wav", "b.wav", "--at", "0.1:looper.tap"], in: w.url)
+        #expect(warned.status == 0)
+        #expect(warned.stderrLines == ["stompbox: warning: --at 0.1:looper.tap finds the looper switched off; add --set looper.enabled=on"])
+        try expectSuccess(["render", "in.wav", "c.wav", "--set", "looper.enabled=on", "--at", "0.1:looper.tap"], in: w.url)
+    }
+
     @Test func aNegativeNumberAfterAnOptionIsAValueNotAFlag() throws {
         let w = try Workspace(seconds: 0.1)
         try expectSuccess(["render", "in.wav", "out.wav", "--set", "master.output_db=-3", "--tail", "0"], in: w.url)
@@ -114,7 +124,7 @@ private let step: Float = 1.0 / 8_388_608
         (["in.wav", "out.wav", "--at", "-1:looper.tap"], ["negative"]),
         (["in.wav", "out.wav", "--at", "0.5:looper.jump"], ["looper.jump"]),
         (["in.wav", "out.wav", "--at", "0.5:delay.speed=2"], ["delay.speed"]),
-        (["in.wav", "out.wav", "--at", "9:looper.tap"], ["after the end"]),
+        (["in.wav", "out.wav", "--at", "9:looper.tap"], ["after the end", "--tail"]),
         (["in.wav", "out.wav", "--tail", "-1"], ["tail", "negative"]),
         (["in.wav", "out.wav", "--tail", "long"], ["tail", "long"]),
         (["in.wav", "out.wav", "--preset", "none.json"], ["none.json", "does not exist"]),
