@@ -94,7 +94,7 @@ public final class OfflineRenderer {
         self.plan = plan
     }
 
-    /// What the last `render` produced.
+    /// What a render produced.
     public struct Summary: Equatable, Sendable {
         public var sampleRate: Int
         public var channels: Int
