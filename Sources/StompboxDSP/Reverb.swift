@@ -35,14 +35,17 @@ public final class Reverb: AudioEffect {
 
     private var sampleRate = 48_000.0
 
-    /// Eight lines of `lineSize` samples each, back to back; one shared write index.
+    /// Eight lines of `lineSize` samples each, interleaved: one frame of eight values per time
+    /// step (a step's writes are two vector stores). Every frame is written twice, at `w` and
+    /// `w + lineSize`, so each read `lineSize - delay` frames after `w` needs no wrap-around.
     private var lines = UnsafeMutablePointer<Float>.allocate(capacity: 1)
     private var lineSize = 1
     private var lineIndex = 0
     private var lineDelays = UnsafeMutablePointer<Int>.allocate(capacity: lineCount)
     /// Per-line loop gain (sets the decay) and low-pass state.
     private var lineGains = UnsafeMutablePointer<Float>.allocate(capacity: lineCount)
-    private var lowpass = UnsafeMutablePointer<Float>.allocate(capacity: lineCount)
+    private var lowpassA = SIMD4<Float>.zero
+    private var lowpassB = SIMD4<Float>.zero
     /// One-pole coefficient: y += dampingCoefficient * (x - y); 1 = no damping.
     private var dampingCoefficient: Float = 1
 
@@ -50,6 +53,10 @@ public final class Reverb: AudioEffect {
     private var diffuserSize = 1
     private var diffuserIndex = 0
     private var diffuserDelays = UnsafeMutablePointer<Int>.allocate(capacity: diffuserCount)
+
+    /// The block's diffused input, then its wet signal.
+    private var scratch = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+    private var scratchSize = 1
 
     private var size = SmoothedValue(Parameter.reverbSize.spec.defaultValue)
     private var damping = SmoothedValue(Parameter.reverbDamping.spec.defaultValue)
@@ -64,9 +71,9 @@ public final class Reverb: AudioEffect {
         lines.deallocate()
         lineDelays.deallocate()
         lineGains.deallocate()
-        lowpass.deallocate()
         diffusers.deallocate()
         diffuserDelays.deallocate()
+        scratch.deallocate()
     }
 
     /// Sizes the lines for `sampleRate`. Not on the audio thread.
@@ -75,7 +82,7 @@ public final class Reverb: AudioEffect {
         let lengths = Reverb.lineTimes.map { Reverb.prime(near: $0 * sampleRate / 1000) }
         lineSize = Reverb.powerOfTwo(above: lengths.max()!)
         lines.deallocate()
-        lines = .allocate(capacity: lineSize * Reverb.lineCount)
+        lines = .allocate(capacity: 2 * lineSize * Reverb.lineCount)
         for (i, d) in lengths.enumerated() { lineDelays[i] = d }
 
         let diffuserLengths = Reverb.diffuserTimes.map { Reverb.prime(near: $0 * sampleRate / 1000) }
@@ -83,6 +90,11 @@ public final class Reverb: AudioEffect {
         diffusers.deallocate()
         diffusers = .allocate(capacity: diffuserSize * Reverb.diffuserCount)
         for (i, d) in diffuserLengths.enumerated() { diffuserDelays[i] = d }
+
+        scratchSize = max(1, min(maximumBlockSize, 4096))
+        scratch.deallocate()
+        scratch = .allocate(capacity: scratchSize)
+        scratch.initialize(repeating: 0, count: scratchSize)
 
         size.prepare(sampleRate: sampleRate)
         damping.prepare(sampleRate: sampleRate)
@@ -92,9 +104,10 @@ public final class Reverb: AudioEffect {
 
     /// Clears the tail and snaps the knobs to their parameters. Audio thread safe.
     public func reset() {
-        lines.update(repeating: 0, count: lineSize * Reverb.lineCount)
+        lines.update(repeating: 0, count: 2 * lineSize * Reverb.lineCount)
         diffusers.update(repeating: 0, count: diffuserSize * Reverb.diffuserCount)
-        lowpass.update(repeating: 0, count: Reverb.lineCount)
+        lowpassA = .zero
+        lowpassB = .zero
         lineIndex = 0
         diffuserIndex = 0
         size.snap(to: parameters.load(.reverbSize))
@@ -126,90 +139,104 @@ public final class Reverb: AudioEffect {
     /// Audio thread.
     public func process(_ block: UnsafeMutableBufferPointer<Float>) {
         guard let io = block.baseAddress else { return }
-        let n = block.count
         size.setTarget(parameters.load(.reverbSize))
         damping.setTarget(parameters.load(.reverbDamping))
         mix.setTarget(parameters.load(.reverbMix))
         if size.isRamping || damping.isRamping {
-            _ = size.skip(n)
-            _ = damping.skip(n)
+            _ = size.skip(block.count)
+            _ = damping.skip(block.count)
             updateLoop()
         }
+        var start = 0
+        while start < block.count {
+            let n = min(block.count - start, scratchSize)
+            render(io + start, n)
+            start += n
+        }
+    }
 
-        let lines = self.lines, lineMask = lineSize - 1
-        let l1 = lines + lineSize, l2 = l1 + lineSize, l3 = l2 + lineSize
-        let l4 = l3 + lineSize, l5 = l4 + lineSize, l6 = l5 + lineSize, l7 = l6 + lineSize
-        let d0 = lineDelays[0], d1 = lineDelays[1], d2 = lineDelays[2], d3 = lineDelays[3]
-        let d4 = lineDelays[4], d5 = lineDelays[5], d6 = lineDelays[6], d7 = lineDelays[7]
-        let g0 = lineGains[0], g1 = lineGains[1], g2 = lineGains[2], g3 = lineGains[3]
-        let g4 = lineGains[4], g5 = lineGains[5], g6 = lineGains[6], g7 = lineGains[7]
-        var y0 = lowpass[0], y1 = lowpass[1], y2 = lowpass[2], y3 = lowpass[3]
-        var y4 = lowpass[4], y5 = lowpass[5], y6 = lowpass[6], y7 = lowpass[7]
-        let c = dampingCoefficient
-
-        let a0 = diffusers, diffuserMask = diffuserSize - 1
-        let a1 = a0 + diffuserSize, a2 = a1 + diffuserSize, a3 = a2 + diffuserSize
-        let e0 = diffuserDelays[0], e1 = diffuserDelays[1], e2 = diffuserDelays[2], e3 = diffuserDelays[3]
+    /// Stages over the whole (sub-)block, each a loop without a long serial dependency, so the
+    /// processor overlaps successive samples: sanitise → four allpasses → network → mix.
+    private func render(_ io: UnsafeMutablePointer<Float>, _ n: Int) {
+        let u = scratch
+        // Input diffusion: Schroeder allpasses smear the attack into a dense cloud. The input
+        // is sanitised in place on the way (non-finite samples become silence).
         let k = Reverb.diffusion
-
-        var w = lineIndex
+        let diffuserMask = diffuserSize - 1
+        let a0 = diffusers, a1 = a0 + diffuserSize, a2 = a1 + diffuserSize, a3 = a2 + diffuserSize
+        let e0 = diffuserDelays[0], e1 = diffuserDelays[1], e2 = diffuserDelays[2], e3 = diffuserDelays[3]
         var v = diffuserIndex
-        // 1/sqrt(8) makes the Hadamard butterflies orthonormal.
-        let h: Float = 0.35355339
-        let outScale = Reverb.outputGain
-        var check: Float = 0
-
         for i in 0..<n {
             let x = io[i].isFinite ? io[i] : 0
-
-            // Input diffusion: Schroeder allpasses smear the attack into a dense cloud.
-            var u = x
-            u = Reverb.allpass(u, a0, (v &- e0) & diffuserMask, v, k)
-            u = Reverb.allpass(u, a1, (v &- e1) & diffuserMask, v, k)
-            u = Reverb.allpass(u, a2, (v &- e2) & diffuserMask, v, k)
-            u = Reverb.allpass(u, a3, (v &- e3) & diffuserMask, v, k)
+            io[i] = x
+            var z = x
+            z = Reverb.allpass(z, a0, (v &- e0) & diffuserMask, v, k)
+            z = Reverb.allpass(z, a1, (v &- e1) & diffuserMask, v, k)
+            z = Reverb.allpass(z, a2, (v &- e2) & diffuserMask, v, k)
+            z = Reverb.allpass(z, a3, (v &- e3) & diffuserMask, v, k)
+            u[i] = z
             v = (v &+ 1) & diffuserMask
-
-            let s0 = lines[(w &- d0) & lineMask], s1 = l1[(w &- d1) & lineMask]
-            let s2 = l2[(w &- d2) & lineMask], s3 = l3[(w &- d3) & lineMask]
-            let s4 = l4[(w &- d4) & lineMask], s5 = l5[(w &- d5) & lineMask]
-            let s6 = l6[(w &- d6) & lineMask], s7 = l7[(w &- d7) & lineMask]
-
-            // Decay gain, then the damping low-pass (denormal-flushed state).
-            y0 = Reverb.flush(y0 + c * (g0 * s0 - y0)); y1 = Reverb.flush(y1 + c * (g1 * s1 - y1))
-            y2 = Reverb.flush(y2 + c * (g2 * s2 - y2)); y3 = Reverb.flush(y3 + c * (g3 * s3 - y3))
-            y4 = Reverb.flush(y4 + c * (g4 * s4 - y4)); y5 = Reverb.flush(y5 + c * (g5 * s5 - y5))
-            y6 = Reverb.flush(y6 + c * (g6 * s6 - y6)); y7 = Reverb.flush(y7 + c * (g7 * s7 - y7))
-
-            // 8-point Hadamard transform in three butterfly stages.
-            let b0 = y0 + y1, b1 = y0 - y1, b2 = y2 + y3, b3 = y2 - y3
-            let b4 = y4 + y5, b5 = y4 - y5, b6 = y6 + y7, b7 = y6 - y7
-            let c0 = b0 + b2, c2 = b0 - b2, c1 = b1 + b3, c3 = b1 - b3
-            let c4 = b4 + b6, c6 = b4 - b6, c5 = b5 + b7, c7 = b5 - b7
-            let u2 = u * h
-            lines[w] = (c0 + c4) * h + u2
-            l1[w] = (c1 + c5) * h - u2
-            l2[w] = (c2 + c6) * h + u2
-            l3[w] = (c3 + c7) * h - u2
-            l4[w] = (c0 - c4) * h + u2
-            l5[w] = (c1 - c5) * h - u2
-            l6[w] = (c2 - c6) * h + u2
-            l7[w] = (c3 - c7) * h - u2
-            w = (w &+ 1) & lineMask
-
-            let wet = ((s0 - s1) + (s2 - s3) + (s4 - s5) + (s6 - s7)) * outScale
-            check += wet
-            io[i] = x + mix.next() * wet
         }
-
-        lineIndex = w
         diffuserIndex = v
-        lowpass[0] = y0; lowpass[1] = y1; lowpass[2] = y2; lowpass[3] = y3
-        lowpass[4] = y4; lowpass[5] = y5; lowpass[6] = y6; lowpass[7] = y7
-        if !check.isFinite {
+
+        let lines = self.lines, lineMask = lineSize - 1
+        // Read offsets from the write frame (line i sits at lane i of a frame).
+        let span = lineSize << 3
+        let r0 = lines + (span - (lineDelays[0] << 3)), r1 = lines + (span - (lineDelays[1] << 3) + 1)
+        let r2 = lines + (span - (lineDelays[2] << 3) + 2), r3 = lines + (span - (lineDelays[3] << 3) + 3)
+        let r4 = lines + (span - (lineDelays[4] << 3) + 4), r5 = lines + (span - (lineDelays[5] << 3) + 5)
+        let r6 = lines + (span - (lineDelays[6] << 3) + 6), r7 = lines + (span - (lineDelays[7] << 3) + 7)
+        let frameMask = (lineMask << 3) | 7
+        let c = dampingCoefficient
+        let pole = SIMD4<Float>(repeating: 1 - c)
+        let qA = c * SIMD4(lineGains[0], lineGains[1], lineGains[2], lineGains[3])
+        let qB = c * SIMD4(lineGains[4], lineGains[5], lineGains[6], lineGains[7])
+        var yA = lowpassA, yB = lowpassB
+        // Mixing matrix: H2 ⊗ Householder4, all entries ±1/(2√2): orthogonal and dense.
+        let r: Float = 0.70710678
+        let half = SIMD4<Float>(repeating: 0.5)
+        // Input enters every line, with alternating signs; the output taps alternate too.
+        let signs = SIMD4<Float>(1, -1, 1, -1)
+        let injectA = signs * 0.35355339, injectB = -injectA
+        let tapA = signs * Reverb.outputGain, tapB = (-signs) * Reverb.outputGain
+        let tiny = SIMD4<Float>(repeating: 1e-18)
+        var w = lineIndex << 3
+
+        for i in 0..<n {
+            let sA = SIMD4(r0[w], r1[w], r2[w], r3[w])
+            let sB = SIMD4(r4[w], r5[w], r6[w], r7[w])
+
+            // Decay gain and damping low-pass in one: y = pole·y + (1 − pole)·g·s.
+            yA = pole * yA + qA * sA
+            yB = pole * yB + qB * sB
+
+            let t = yA + yB, d = yA - yB
+            let x = u[i]
+            // Flushed on the way in, so a dying tail ends in exact zeros, never denormals.
+            let outA = ((t - half * t.sum()) * r + injectA * x + tiny) - tiny
+            let outB = ((d - half * d.sum()) * r + injectB * x + tiny) - tiny
+            let frame = UnsafeMutableRawPointer(lines + w)
+            frame.storeBytes(of: outA, as: SIMD4<Float>.self)
+            frame.storeBytes(of: outB, toByteOffset: 16, as: SIMD4<Float>.self)
+            frame.storeBytes(of: outA, toByteOffset: span << 2, as: SIMD4<Float>.self)
+            frame.storeBytes(of: outB, toByteOffset: (span << 2) + 16, as: SIMD4<Float>.self)
+            w = (w &+ 8) & frameMask
+
+            u[i] = (sA * tapA + sB * tapB).sum()
+        }
+        lineIndex = w >> 3
+        lowpassA = yA
+        lowpassB = yB
+
+        // A local copy: no exclusivity check per sample on the class's stored property.
+        var mix = self.mix
+        for i in 0..<n { io[i] += mix.next() * u[i] }
+        self.mix = mix
+
+        if !(lowpassA + lowpassB).sum().isFinite {
             // Only absurd input levels get here (non-finite input is replaced by silence).
             reset()
-            block.update(repeating: 0)
+            io.update(repeating: 0, count: n)
         }
     }
 
