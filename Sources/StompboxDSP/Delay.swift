@@ -144,9 +144,10 @@ public final class Delay: AudioEffect {
     }
 }
 
-/// Rounds values below about 1e-25 to exactly zero (adding and removing an offset), so decaying
-/// feedback loops end in true silence instead of denormals. Louder values pass unchanged.
+/// Values below 1e-15 (−300 dB) become exactly zero, so decaying feedback loops end in true
+/// silence instead of crawling through denormals (rounding tricks can stick at one ulp when
+/// the loop gain exceeds 0.5). Louder values pass unchanged.
 @inline(__always)
 private func flushDenormal(_ x: Float) -> Float {
-    (x + 1e-18) - 1e-18
+    abs(x) < 1e-15 ? 0 : x
 }

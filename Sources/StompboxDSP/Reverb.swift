@@ -199,7 +199,7 @@ public final class Reverb: AudioEffect {
         let signs = SIMD4<Float>(1, -1, 1, -1)
         let injectA = signs * 0.35355339, injectB = -injectA
         let tapA = signs * Reverb.outputGain, tapB = (-signs) * Reverb.outputGain
-        let tiny = SIMD4<Float>(repeating: 1e-18)
+        let floor = SIMD4<Float>(repeating: 1e-15)
         var w = lineIndex << 3
 
         for i in 0..<n {
@@ -213,8 +213,10 @@ public final class Reverb: AudioEffect {
             let t = yA + yB, d = yA - yB
             let x = u[i]
             // Flushed on the way in, so a dying tail ends in exact zeros, never denormals.
-            let outA = ((t - half * t.sum()) * r + injectA * x + tiny) - tiny
-            let outB = ((d - half * d.sum()) * r + injectB * x + tiny) - tiny
+            var outA = (t - half * t.sum()) * r + injectA * x
+            var outB = (d - half * d.sum()) * r + injectB * x
+            outA.replace(with: 0, where: (outA .< floor) .& (outA .> -floor))
+            outB.replace(with: 0, where: (outB .< floor) .& (outB .> -floor))
             let frame = UnsafeMutableRawPointer(lines + w)
             frame.storeBytes(of: outA, as: SIMD4<Float>.self)
             frame.storeBytes(of: outB, toByteOffset: 16, as: SIMD4<Float>.self)
@@ -250,9 +252,9 @@ public final class Reverb: AudioEffect {
         return delayed - k * stored
     }
 
-    /// Rounds values below about 1e-25 to exactly zero, so the tail ends in true silence.
+    /// Values below 1e-15 (−300 dB) become exactly zero, so the tail ends in true silence.
     @inline(__always)
-    private static func flush(_ x: Float) -> Float { (x + 1e-18) - 1e-18 }
+    private static func flush(_ x: Float) -> Float { abs(x) < 1e-15 ? 0 : x }
 
     private static func powerOfTwo(above n: Int) -> Int {
         var size = 1
