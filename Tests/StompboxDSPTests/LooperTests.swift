@@ -186,6 +186,35 @@ func firstDifference(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>, tolerance: 
         #expect(step < 1.5 * own, "undo step \(step), the loop's own up to \(own)")
     }
 
+    @Test func overdubPunchInAndOutDoNotClick() {
+        // A silent loop, then a 170 Hz overdub punched in and out at crests of the note.
+        let l = Self.length
+        let (rig, _) = Self.recorded(Signal.silence(l))
+        rig.silence(l)
+        let note = Signal.sine(frequency: 170, seconds: 1.5, amplitude: 0.3)
+        let period = 48_000.0 / 170
+        let punchIn = Int((20.25 * period).rounded()), punchOut = Int((150.25 * period).rounded())
+        rig.run(note, [(punchIn, .tap), (punchOut, .tap)])
+        let layer = rig.silence(l)
+        let own = Float(0.3 * 2 * Double.pi * 170 / 48_000)
+        let step = Measure.largestStep(layer)
+        #expect(step < 1.5 * own, "largest step \(step) in the overdubbed layer, the note's own \(own)")
+        // Between the ramps the overdub is the note itself, exactly.
+        let inside = (punchIn + rig.fadeLength)..<(punchOut - 1)
+        #expect(firstDifference(layer[inside], note[inside]) == nil)
+    }
+
+    @Test func holdFadesOutWithoutAClick() {
+        let l = Self.length
+        let (rig, _) = Self.recorded(Signal.sine(frequency: 110, seconds: 1.5, amplitude: 0.5))
+        rig.silence(l)
+        let crest = Int((30.25 * 48_000 / 110).rounded())
+        let out = rig.silence(crest + 2_000, [(crest, .hold)])
+        let own = Float(0.5 * 2 * Double.pi * 110 / 48_000)
+        #expect(Measure.largestStep(out) < 1.5 * own)
+        #expect(out[(crest + rig.fadeLength)...].allSatisfy { $0 == 0 })
+    }
+
     @Test func undoRemovesOnlyTheLastOverdub() {
         let l = Self.length
         let a = Signal.noise(length: l, amplitude: 0.2, seed: 41)
