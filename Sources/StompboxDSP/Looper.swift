@@ -98,8 +98,8 @@ public final class Looper: AudioEffect {
         fade.deallocate()
     }
 
-    /// Allocates both tapes (about 46 MB at 48 kHz; pages are touched only as they are
-    /// recorded) and clears the looper. Not on the audio thread.
+    /// Allocates and zeroes both tapes (about 46 MB at 48 kHz) and clears the looper.
+    /// Not on the audio thread.
     public func prepare(sampleRate: Double, maximumBlockSize: Int) {
         let wanted = Int((Looper.minimumCapacity * sampleRate).rounded(.up))
         chunkCount = (wanted + Looper.chunkSize - 1) >> Looper.chunkShift
@@ -108,6 +108,10 @@ public final class Looper: AudioEffect {
         tapeA.deallocate(); tapeB.deallocate()
         tapeA = .allocate(capacity: capacity)
         tapeB = .allocate(capacity: capacity)
+        // Writing every page now keeps page faults (the kernel's first-touch zero fill) off the
+        // audio thread while recording and overdubbing.
+        tapeA.initialize(repeating: 0, count: capacity)
+        tapeB.initialize(repeating: 0, count: capacity)
         owner.deallocate(); touchedBy.deallocate()
         owner = .allocate(capacity: chunkCount)
         owner.initialize(repeating: 0, count: chunkCount)
