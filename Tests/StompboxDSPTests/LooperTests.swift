@@ -282,6 +282,20 @@ func firstDifference(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>, tolerance: 
         #expect(rig.control.state == .stopped && rig.control.length == 0)
     }
 
+    @Test func aTapDuringTheSeamCrossfadeWaitsForItsEnd() {
+        // Close the loop and tap again 1 ms later: the overdub starts once the 5 ms seam
+        // crossfade is done (at the first block after it), not in the middle of it.
+        let l = Self.length
+        let rig = LooperRig(block: 48)
+        rig.run(Signal.noise(length: l, amplitude: 0.2, seed: 99), [(0, .tap)])
+        rig.silence(48, [(0, .tap)])
+        rig.silence(48, [(0, .tap)])
+        #expect(rig.control.state == .playing, "still sealing the seam")
+        rig.silence(48 * 4)
+        #expect(rig.control.state == .overdubbing)
+        #expect(rig.control.canUndo)
+    }
+
     @Test func tapeFullClosesTheLoopAtTheMaximumLength() {
         let rig = LooperRig(block: 4096)
         let maximum = rig.looper.maximumLength
