@@ -123,6 +123,8 @@ public final class Chain {
         delaySlot.run(delay, block, dry: dry, parameters: p)
         reverbSlot.run(reverb, block, dry: dry, parameters: p)
         looperSlot.run(looper, block, dry: dry, parameters: p)
+        // A real looper ignores its footswitch while it is off: drop requests made meanwhile.
+        if looperSlot.isBypassed { looper.skipPendingRequests() }
 
         for i in block.indices { block[i] *= outputGain.next() }
         limiter.process(block)
@@ -152,6 +154,9 @@ struct PedalSlot {
     private var mix: Float = 0
     private var target: Float = 0
     private var step: Float = 1.0 / 240
+
+    /// True while the pedal is fully out of the chain (its `process` is not being called).
+    var isBypassed: Bool { mix == 0 && target == 0 }
 
     init(_ enabled: Parameter, resetsWhenSwitchedOn: Bool = true) {
         self.enabled = enabled
