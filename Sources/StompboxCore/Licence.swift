@@ -78,7 +78,7 @@ public struct Licence: Equatable, Sendable {
         do { bytes = try Base32.decode(String(body)) } catch {
             switch error {
             case .badCharacter(let c): throw .badCharacter(c)
-            case .badLength: throw .damaged("it has a character too many or too few")
+            case .badLength: throw .damaged("its length is not that of a key")
             case .nonCanonical: throw .damaged("its last character is not one a key ends with")
             }
         }
@@ -224,7 +224,7 @@ public enum LicenceError: Error, Equatable, CustomStringConvertible {
         case .tooShort:
             "the licence key is incomplete (it is shorter than a key); check that it was copied whole"
         case .damaged(let why):
-            "the licence key is damaged (\(why)); check that it was copied whole"
+            "the licence key is incomplete or damaged (\(why)); check that it was copied whole"
         case .newerFormat(let v):
             "this licence key was made for a newer Stompbox (key format \(v))"
         case .badSignature:

@@ -60,11 +60,16 @@ public enum SafeFile {
         defer { if !ok { unlink(tmp.path) } }
         do {
             defer { close(fd) }
-            try writeAll(fd, data, path: tmp.path)
+            let half = data.count / 2
+            try writeAll(fd, data.prefix(half), path: tmp.path)
+            testPause()
+            try writeAll(fd, data.dropFirst(half), path: tmp.path)
             if fsync(fd) != 0 { throw FileError(action: "write", path: tmp.path, errno: errno) }
         }
+        testPause()
         if backup, exists(url) {
             try keepBackup(of: url)
+            testPause()
         }
         if rename(tmp.path, url.path) != 0 { throw FileError(action: "replace", path: url.path, errno: errno) }
         ok = true
@@ -130,6 +135,18 @@ public enum SafeFile {
         for name in names where name.hasPrefix(prefix) || name.hasPrefix(bakPrefix) {
             unlink(dir.appendingPathComponent(name).path)
         }
+    }
+
+    /// Test hook: `STOMPBOX_TEST_SAVE_PAUSE_MS` pauses between the steps of `write`, so the
+    /// interrupted-save test can kill a process in every state of a save (not only before or after it).
+    static let pauseMicroseconds: UInt32 = {
+        guard let text = ProcessInfo.processInfo.environment["STOMPBOX_TEST_SAVE_PAUSE_MS"],
+              let ms = UInt32(text), ms <= 1000 else { return 0 }
+        return ms * 1000
+    }()
+
+    static func testPause() {
+        if pauseMicroseconds > 0 { usleep(pauseMicroseconds) }
     }
 
     static func temporaryURL(for url: URL) -> URL {

@@ -93,6 +93,9 @@ struct PresetsCommand: ParsableCommand {
         @Flag(name: .long, help: "Replace the file if it exists.") var force = false
         func run() throws {
             let index = try CoreCLI.slotIndex(slot)
+            if !force, SafeFile.exists(URL(fileURLWithPath: file)) {
+                throw CoreCLI.fail("\(file) exists already and is left as it is (add --force to replace it)")
+            }
             let library = try PresetsCommand.openLibrary()
             try PresetsCommand.run({ () throws(PresetLibraryError) in
                 try library.export(index, to: URL(fileURLWithPath: file), overwrite: force)
