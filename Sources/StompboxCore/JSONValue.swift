@@ -75,9 +75,11 @@ public struct JSONSyntaxError: Error, Equatable, Sendable, CustomStringConvertib
     public let offset: Int
     public let line: Int
     public let column: Int
+    /// More about where, e.g. "inside the text that starts at byte 1777".
+    public var context: String? = nil
 
     public var description: String {
-        "\(problem) at byte \(offset) (line \(line), column \(column))"
+        "\(problem) at byte \(offset) (line \(line), column \(column)\(context.map { ", \($0)" } ?? ""))"
     }
 }
 
@@ -104,13 +106,13 @@ private struct JSONParser {
         return value
     }
 
-    func error(_ problem: String, at offset: Int? = nil) -> JSONSyntaxError {
+    func error(_ problem: String, at offset: Int? = nil, context: String? = nil) -> JSONSyntaxError {
         let at = min(offset ?? i, bytes.count)
         var line = 1, column = 1
         for b in bytes[0..<at] {
             if b == 0x0A { line += 1; column = 1 } else if b & 0xC0 != 0x80 { column += 1 }
         }
-        return JSONSyntaxError(problem: problem, offset: at, line: line, column: column)
+        return JSONSyntaxError(problem: problem, offset: at, line: line, column: column, context: context)
     }
 
     func describeByte() -> String {
@@ -222,7 +224,7 @@ private struct JSONParser {
         var raw: [UInt8] = []
         while true {
             guard i < bytes.count else {
-                throw error("unexpected end of file (inside the text that starts at byte \(start))", at: bytes.count)
+                throw error("unexpected end of file", at: bytes.count, context: "inside the text that starts at byte \(start)")
             }
             let b = bytes[i]
             if b == UInt8(ascii: "\"") { i += 1; break }
