@@ -49,7 +49,9 @@ public enum SafeFile {
 
     /// Replaces `url` with `data` atomically (see the type's comment). The folder is created
     /// when missing. `backup` keeps the file being replaced as `<name>.bak`.
-    public static func write(_ data: Data, to url: URL, backup: Bool = false, mode: mode_t = 0o644) throws(FileError) {
+    public static func write(_ data: Data, to target: URL, backup: Bool = false, mode: mode_t = 0o644) throws(FileError) {
+        // Through a symbolic link (a dotfiles set-up), replace the file it points to, not the link.
+        let url = target.resolvingSymlinksInPath()
         let dir = url.deletingLastPathComponent()
         try makeDirectory(dir)
         let tmp = temporaryURL(for: url)

@@ -203,6 +203,19 @@ public final class Store {
         return Store(catalogue: try StoreCatalogue.load(from: data), publicKey: key, directory: dirs.data)
     }
 
+    /// The gate for `run`, `render` and the window in one call: the store's gate, or everything
+    /// locked when the store cannot be opened (with the reason, to show as a note).
+    public static func currentGate(publicKeyFile: String? = nil,
+                                   environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> (gate: FeatureGate, notes: [String]) {
+        do {
+            let store = try open(publicKeyFile: publicKeyFile, environment: environment)
+            return (store.gate, store.notices)
+        } catch {
+            return (.locked, ["the store cannot be opened (\(error)); the Looper stays locked"])
+        }
+    }
+
     public func isUnlocked(_ product: String) -> Bool { licence(for: product) != nil }
     public func isUnlocked(_ effect: EffectKind) -> Bool { gate.unlocked.contains(effect) || !FeatureGate.lockable.contains(effect) }
     public func licence(for product: String) -> Licence? { licences.first { $0.product == product } }

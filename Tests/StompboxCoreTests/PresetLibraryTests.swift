@@ -222,3 +222,33 @@ import StompboxDSP
         }
     }
 }
+
+@Suite struct SafeFileTests {
+    @Test func writingThroughASymbolicLinkKeepsTheLink() throws {
+        let folder = TemporaryFolder()
+        let real = folder.file("real.json")
+        try Data("old".utf8).write(to: real)
+        let link = folder.file("link.json")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: real)
+        try SafeFile.write(Data("new".utf8), to: link, backup: true)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == real.path)
+        #expect(folder.read("real.json") == Data("new".utf8))
+        #expect(folder.read("real.json.bak") == Data("old".utf8))
+    }
+
+    @Test func createRefusesToReplaceAndSetsTheMode() throws {
+        let folder = TemporaryFolder()
+        let url = folder.file("secret")
+        try SafeFile.create(Data("a".utf8), at: url, mode: 0o600)
+        var st = stat()
+        #expect(stat(url.path, &st) == 0 && st.st_mode & 0o777 == 0o600)
+        #expect(throws: FileError.self) { try SafeFile.create(Data("b".utf8), at: url) }
+        #expect(folder.read("secret") == Data("a".utf8))
+    }
+
+    @Test func hugeVersionNumbersDoNotTrap() {
+        #expect(throws: PresetError.self) {
+            try Preset(jsonData: Data(#"{"format":"stompbox-preset","version":1e300,"name":"x"}"#.utf8))
+        }
+    }
+}

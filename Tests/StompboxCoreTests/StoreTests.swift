@@ -182,3 +182,31 @@ import StompboxDSP
         #expect(params.isOn(.looperEnabled))
     }
 }
+
+@Suite struct CurrentGateTests {
+    @Test func aStoreThatCannotOpenLocksTheLooper() {
+        let folder = TemporaryFolder()
+        let (gate, notes) = Store.currentGate(environment: ["STOMPBOX_DATA_DIR": folder.url.path, "HOME": folder.url.path])
+        #expect(gate == .locked)
+        #expect(notes.first?.contains("the Looper stays locked") == true)
+    }
+
+    @Test func theStoresGateWhenItOpens() throws {
+        let folder = TemporaryFolder()
+        let keyFile = folder.file("pub.txt")
+        try Data(LicenceTests.vendor.publicKey.fileText.utf8).write(to: keyFile)
+        let env = ["HOME": folder.url.path, "XDG_DATA_HOME": folder.file("d").path]
+        #expect(Store.currentGate(publicKeyFile: keyFile.path, environment: env).gate == .locked)
+        try Store.open(publicKeyFile: keyFile.path, environment: env).unlock(key: LicenceTests.key())
+        #expect(Store.currentGate(publicKeyFile: keyFile.path, environment: env).gate == FeatureGate(unlocked: [.looper]))
+    }
+}
+
+@Suite struct MessagesTests {
+    @Test func sentences() {
+        #expect(Messages.sentence(LockedError(effect: .looper)).hasPrefix("The Looper is locked;"))
+        #expect(Messages.sentence(LockedError(effect: .looper)).hasSuffix("Enter licence key…."))
+        #expect(Messages.sentence("done.") == "Done.")
+        #expect(Messages.sentence("") == "")
+    }
+}
