@@ -49,6 +49,10 @@ struct LicenceCommand: ParsableCommand {
         @Option(name: .long, help: "Who the key is for (shown in the store).") var licensee: String
 
         func run() throws {
+            var st = stat()
+            if stat(privateKey, &st) == 0, st.st_mode & 0o077 != 0 {
+                CoreCLI.note("\(privateKey) can be read by other users; 'chmod 600 \(privateKey)' keeps the private key private")
+            }
             do {
                 let key = try LicenceSigningKey(file: URL(fileURLWithPath: privateKey))
                 print(try Licence.issue(product: product, licensee: licensee, signingKey: key).key)
