@@ -108,7 +108,9 @@ public final class PresetLibrary {
     @discardableResult
     public func importPreset(from url: URL, into slot: Int) throws(PresetLibraryError) -> Preset {
         try check(slot)
-        let preset = try PresetLibrary.readPreset(url)
+        var preset = try PresetLibrary.readPreset(url)
+        // Someone else's file may carry a name the panel cannot show; make it one, don't refuse.
+        preset.name = PresetLibrary.usableName(preset.name, fallback: url.deletingPathExtension().lastPathComponent)
         try save(preset, into: slot)
         return bank[slot]
     }
@@ -130,6 +132,18 @@ public final class PresetLibrary {
             throw .badName(name, "a name cannot hold control characters")
         }
         return trimmed
+    }
+
+    /// `name` made valid: control characters removed, cut to 40 characters, `fallback` (then
+    /// "Imported") when nothing is left.
+    public static func usableName(_ name: String, fallback: String) -> String {
+        for candidate in [name, fallback, "Imported"] {
+            let cleaned = String(String.UnicodeScalarView(candidate.unicodeScalars.filter { $0.properties.generalCategory != .control }))
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let cut = String(cleaned.prefix(40)).trimmingCharacters(in: .whitespacesAndNewlines)
+            if !cut.isEmpty { return cut }
+        }
+        return "Imported"
     }
 
     // MARK: Disk

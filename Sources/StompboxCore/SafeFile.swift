@@ -174,6 +174,9 @@ public enum SafeFile {
             unlink(tmp.path)
             throw FileError(action: "replace", path: bak.path, errno: e)
         }
+        // When the .bak is already a link to the same file (a save killed after this step),
+        // rename() does nothing and leaves the temporary name behind.
+        unlink(tmp.path)
     }
 
     static func writeAll(_ fd: Int32, _ data: Data, path: String) throws(FileError) {

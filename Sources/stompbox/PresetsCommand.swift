@@ -32,8 +32,12 @@ struct PresetsCommand: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Lists the slots; * marks the selected one.")
         func run() throws {
             let library = try PresetsCommand.openLibrary()
+            // Only when a slot switches a sold pedal on is the store asked whether it is unlocked.
+            let wantsLocked = library.slots.contains { p in FeatureGate.lockable.contains { p[$0.enabledParameter] >= 0.5 } }
+            let gate = wantsLocked ? Store.currentGate().gate : FeatureGate.locked
             for (i, preset) in library.slots.enumerated() {
-                let on = EffectKind.allCases.filter { preset[$0.enabledParameter] >= 0.5 }.map(\.displayName)
+                let on = EffectKind.allCases.filter { preset[$0.enabledParameter] >= 0.5 }
+                    .map { gate.isLocked($0) ? "\($0.displayName) (locked)" : $0.displayName }
                 let mark = i == library.selected ? "*" : " "
                 let pedals = on.isEmpty ? "no pedals on" : on.joined(separator: ", ")
                 print("\(mark) \(i + 1)  \(preset.name)  (\(pedals))")

@@ -252,3 +252,32 @@ import StompboxDSP
         }
     }
 }
+
+@Suite struct ImportNameTests {
+    @Test func importedNamesAreMadeUsable() throws {
+        let folder = TemporaryFolder()
+        let library = try PresetLibrary(directory: folder.url) { factoryBank }
+        let long = String(repeating: "Long ", count: 12)
+        folder.write("Friend's Lead.json", Data(#"{"format":"stompbox-preset","version":1,"name":"   "}"#.utf8))
+        #expect(try library.importPreset(from: folder.file("Friend's Lead.json"), into: 0).name == "Friend's Lead")
+        folder.write("x.json", Data(#"{"format":"stompbox-preset","version":1,"name":"\#(long)"}"#.utf8))
+        #expect(try library.importPreset(from: folder.file("x.json"), into: 1).name.count <= 40)
+        #expect(PresetLibrary.usableName("a\u{0}b", fallback: "f") == "ab")
+        #expect(PresetLibrary.usableName("", fallback: "") == "Imported")
+    }
+}
+
+extension SafeFileTests {
+    /// A save killed after making the .bak link leaves presets.json and presets.json.bak as one
+    /// file; rename() between two links of one file does nothing, which once left a temporary name.
+    @Test func backupOfAFileThatIsAlreadyItsBackupLeavesNoTemporary() throws {
+        let folder = TemporaryFolder()
+        let url = folder.file("presets.json")
+        try Data("one".utf8).write(to: url)
+        #expect(link(url.path, folder.file("presets.json.bak").path) == 0)
+        try SafeFile.write(Data("two".utf8), to: url, backup: true)
+        #expect(folder.names() == ["presets.json", "presets.json.bak"])
+        #expect(folder.read("presets.json.bak") == Data("one".utf8))
+        #expect(folder.read("presets.json") == Data("two".utf8))
+    }
+}

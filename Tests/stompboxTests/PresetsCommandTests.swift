@@ -159,7 +159,19 @@ import Testing
         // The next run cleans up after the killed ones and finds a good file.
         let after = try box.run("presets", "rename", "3", "Clean")
         #expect(after.ok && after.stderr.isEmpty, "\(after.stderr)")
-        #expect(!box.names(box.config).contains { $0.contains(".tmp-") })
+        #expect(!box.names(box.config).contains { $0.contains(".tmp-") }, "\(box.names(box.config))")
         #expect(!box.names(box.config).contains { $0.contains("corrupt") })
+    }
+}
+
+extension PresetsCommandTests {
+    @Test func aSlotWithTheLockedLooperOnSaysSo() throws {
+        let box = CoreCLISandbox()
+        let loop = box.write("loop.json", #"{"format":"stompbox-preset","version":1,"name":"Loop Jam","parameters":{"looper.enabled":true}}"#)
+        let saved = try box.run("presets", "save", "1", "--from", loop.path)
+        #expect(saved.ok, "a preset with the Looper on is kept whole while locked: \(saved.stderr)")
+        let list = try box.run("presets", "list")
+        #expect(list.stdout.contains("1  Loop Jam  (Looper (locked))"), "\(list.stdout)")
+        #expect(try box.run("presets", "show", "1").stdout.contains(#""looper.enabled" : true"#))
     }
 }
