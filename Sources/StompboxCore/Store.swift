@@ -166,6 +166,8 @@ public final class Store {
 
     public let catalogue: StoreCatalogue
     public let publicKey: LicencePublicKey
+    /// Where the public key came from (a file path), for status displays.
+    public private(set) var publicKeySource: String = "built in"
     public let licenceFile: URL
     /// Verified licences, one per product.
     public private(set) var licences: [Licence] = []
@@ -200,7 +202,9 @@ public final class Store {
         }
         let key: LicencePublicKey
         do { key = try LicencePublicKey(file: keyURL) } catch { throw .licence(error) }
-        return Store(catalogue: try StoreCatalogue.load(from: data), publicKey: key, directory: dirs.data)
+        let store = Store(catalogue: try StoreCatalogue.load(from: data), publicKey: key, directory: dirs.data)
+        store.publicKeySource = keyURL.path
+        return store
     }
 
     /// The gate for `run`, `render` and the window in one call: the store's gate, or everything

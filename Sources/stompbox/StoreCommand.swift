@@ -41,6 +41,7 @@ struct StoreCommand: ParsableCommand {
                 print("\(p.name) (\(p.id))  \(p.price)  \(state)")
                 print("    \(p.description)")
             }
+            print("Licence keys are checked against the public key in \(store.publicKeySource).")
         }
     }
 

@@ -46,6 +46,7 @@ import Testing
         #expect(locked.ok)
         #expect(locked.stdout.contains("Looper (looper)  €4.99  locked"))
         #expect(locked.stdout.contains("stompbox store unlock KEY"))
+        #expect(locked.stdout.contains("checked against the public key in \(pub.path)"))
 
         let unlock = try box.run("store", "unlock", key, "--public-key", pub.path)
         #expect(unlock.ok, "\(unlock.stderr)")
@@ -58,6 +59,7 @@ import Testing
         // The shipped public key does not accept this vendor's key: still locked, and said so.
         let shipped = try box.run("store", "status")
         #expect(shipped.stdout.contains("locked — unlock"))
+        #expect(shipped.stdout.contains("data/store-public-key.txt"))
         #expect(shipped.stderr.contains("does not verify"))
     }
 
