@@ -59,7 +59,14 @@ public final class PresetLibrary {
         bank = try loadFromDisk()
     }
 
-    /// Selects `slot` and returns its preset, to apply (through `FeatureGate.apply`).
+    /// True when the live setup equals what `slot` stores (the panel can mark a changed setup).
+    public func matches(_ slot: Int, _ store: ParameterStore) -> Bool {
+        bank.slots.indices.contains(slot) && bank[slot].values == store.snapshot()
+    }
+
+    /// Selects `slot` (saved to the file) and returns its preset, to apply through
+    /// `FeatureGate.apply`. If saving the selection fails the error is thrown, and `self[slot]`
+    /// is still the preset to play.
     @discardableResult
     public func recall(_ slot: Int) throws(PresetLibraryError) -> Preset {
         try select(slot)

@@ -281,3 +281,22 @@ extension SafeFileTests {
         #expect(folder.read("presets.json") == Data("two".utf8))
     }
 }
+
+extension PresetLibraryTests {
+    @Test func saveChangeRecallBringsTheSetupBack() throws {
+        let folder = TemporaryFolder()
+        let library = try open(folder)
+        let live = ParameterStore()
+        FeatureGate.locked.apply(try library.recall(1), to: live)
+        live.set(.delayTime, 512)
+        try library.save(from: live, into: 1)
+        #expect(library.matches(1, live))
+        live.set(.delayTime, 90)
+        live.set(.reverbMix, 0.9)
+        #expect(!library.matches(1, live))
+        FeatureGate.locked.apply(try library.recall(1), to: live)
+        #expect(live.load(.delayTime) == 512)
+        #expect(live.load(.reverbMix) == factoryBank[1][.reverbMix])
+        #expect(library.matches(1, live))
+    }
+}
