@@ -37,12 +37,22 @@ struct RenderCommand: ParsableCommand {
             help: ArgumentHelp("Seconds of silence rendered after IN so echoes and reverb ring out (default 0).", valueName: "seconds"))
     var tail: String?
 
+    @Option(name: .customLong("public-key"),
+            help: ArgumentHelp("A store public key file in place of the shipped one (or set $\(Store.publicKeyVariable)).", valueName: "file"))
+    var publicKey: String?
+
     func run() throws {
         do {
-            let plan = try makePlan()
+            let (gate, notes) = Store.currentGate(publicKeyFile: publicKey)
+            let plan = try makePlan(gate: gate)
             let renderer = OfflineRenderer(plan: plan)
-            // Locked effects (the looper's licence) are checked here, for every value the render sets:
-            // renderer.permit = { write throws(RenderError) in … }
+            // Every value the render sets, --at ones included, passes the licence gate.
+            renderer.permit = { write throws(RenderError) in
+                do { try gate.check(write.parameter, write.value) } catch {
+                    throw .refused(write, reason: "\(error)")
+                }
+            }
+            for note in notes { warn(note) }
             let summary = try renderer.render(input: input, output: output)
             print("wrote \(output): \(summary.channels) channel\(summary.channels == 1 ? "" : "s"), \(summary.sampleRate) Hz, "
                   + String(format: "%.3f s", Double(summary.outputFrames) / Double(summary.sampleRate)))
@@ -59,11 +69,14 @@ struct RenderCommand: ParsableCommand {
         }
     }
 
-    /// The preset, then `--set` in order, then `--at`, then `--tail`.
-    func makePlan() throws -> RenderPlan {
+    /// The preset, then `--set` in order, then `--at`, then `--tail`. A preset that switches a
+    /// locked pedal on still loads, with that pedal off and a warning.
+    func makePlan(gate: FeatureGate = .locked) throws -> RenderPlan {
         var plan = RenderPlan()
         if let preset {
-            plan.parameters = try Self.loadPreset(preset).values
+            let (admitted, notices) = gate.admit(try Self.loadPreset(preset))
+            for notice in notices { warn(notice.description) }
+            plan.parameters = admitted.values
         }
         for text in assignments {
             let a = try ParameterAssignment(parsing: text)

@@ -1,4 +1,5 @@
 import Foundation
+import StompboxTestSupport
 import Testing
 
 /// What a run of the `stompbox` executable did.
@@ -41,9 +42,14 @@ struct ExecutableNotFound: Error, CustomStringConvertible {
 
 /// Runs `stompbox` with `arguments` in `folder` and returns its status and output.
 /// With `fileSizeLimitBlocks`, runs it under `ulimit -f` (512-byte blocks) so writing fails part-way.
+/// `environment` is added to this process's own, in which the XDG folders always point into a
+/// private folder for this test run, so no test reads or changes the user's presets or licences.
 func runStompbox(_ arguments: [String], in folder: URL? = nil, fileSizeLimitBlocks: Int? = nil,
-                 executable: String = "stompbox") throws -> CommandResult {
+                 executable: String = "stompbox", environment: [String: String] = [:]) throws -> CommandResult {
     let process = Process()
+    process.environment = ProcessInfo.processInfo.environment
+        .merging(["XDG_CONFIG_HOME": privateXDG.file("config"), "XDG_DATA_HOME": privateXDG.file("data")]) { $1 }
+        .merging(environment) { $1 }
     let exe = try builtExecutable(executable)
     if let limit = fileSizeLimitBlocks {
         // SIGXFSZ ignored, so a write beyond the limit fails with EFBIG instead of killing it.
@@ -75,14 +81,17 @@ func runStompbox(_ arguments: [String], in folder: URL? = nil, fileSizeLimitBloc
                          stderr: String(decoding: errData.data, as: UTF8.self))
 }
 
+/// The XDG folders of every `stompbox` the tests start, unless a test names its own.
+private let privateXDG = TemporaryFolder("stompbox-xdg")
+
 /// Written by one reader thread, read after `DispatchGroup.wait()`.
 private final class DataBox: @unchecked Sendable { var data = Data() }
 
 /// Runs `stompbox` and expects success: exit 0 and nothing on stderr.
 @discardableResult
-func expectSuccess(_ arguments: [String], in folder: URL? = nil,
+func expectSuccess(_ arguments: [String], in folder: URL? = nil, environment: [String: String] = [:],
                    sourceLocation: SourceLocation = #_sourceLocation) throws -> CommandResult {
-    let result = try runStompbox(arguments, in: folder)
+    let result = try runStompbox(arguments, in: folder, environment: environment)
     #expect(result.status == 0, "exit status for \(arguments)", sourceLocation: sourceLocation)
     #expect(result.stderr.isEmpty, "stderr: \(result.stderr)", sourceLocation: sourceLocation)
     return result

@@ -37,23 +37,49 @@ private let step: Float = 1.0 / 8_388_608
 
     // MARK: Happy paths
 
+    /// Licence folders where the Looper is unlocked with a key pair made for this test.
+    /// Keep the folder alive as long as the environment is used.
+    static func unlockedLooper() throws -> (folder: TemporaryFolder, environment: [String: String]) {
+        let keys = TemporaryFolder("stompbox-keys")
+        let env = ["XDG_DATA_HOME": keys.file("data"), "XDG_CONFIG_HOME": keys.file("config"),
+                   "STOMPBOX_STORE_PUBLIC_KEY": keys.file("keys/store-public-key.txt")]
+        try expectSuccess(["licence", "keygen", "--out", keys.file("keys")], environment: env)
+        let issued = try expectSuccess(["licence", "issue", "--private-key", keys.file("keys/store-private-key.txt"),
+                                        "--product", "looper", "--licensee", "Render Test"], environment: env)
+        try expectSuccess(["store", "unlock", issued.stdout.trimmingCharacters(in: .whitespacesAndNewlines)], environment: env)
+        return (keys, env)
+    }
+
     @Test func rendersWithPresetSetAtAndTail() throws {
         let w = try Workspace()
         w.preset(#""delay.enabled":true,"delay.time_ms":420,"reverb.enabled":true,"tremolo.shape":"square""#)
+        let unlocked = try Self.unlockedLooper()
         try expectSuccess([
             "render", "in.wav", "out.flac", "--preset", "p.json",
             "--set", "overdrive.enabled=on", "--set", "tremolo.enabled=on", "--set", "eq.band3_db=-4.5",
             "--at", "0.25:looper.enabled=on", "--at", "0.3:looper.tap", "--at", "0.6:looper.tap",
             "--at", "0.5:delay.time_ms=500", "--at", "0.7:flanger.enabled=on",
             "--tail", "0.5",
-        ], in: w.url)
+        ], in: w.url, environment: unlocked.environment)
         let out = try AudioFile.read(w.file("out.flac"))
+        withExtendedLifetime(unlocked.folder) {}
         #expect(out.sampleRate == 44_100 && out.channels == 2)
         #expect(out.frames == 44_100 + 22_050)
         #expect(out.channel(0) == out.channel(1))
         #expect(Measure.allFinite(out.samples) && Measure.peak(out.samples) <= 1)
         #expect(Measure.rms(out.samples) > 0.01, "sound came out")
         #expect(w.folder.contents() == ["in.wav", "out.flac", "p.json"])
+    }
+
+    @Test func aPresetWithTheLockedLooperOnRendersWithTheLooperOff() throws {
+        let w = try Workspace(seconds: 0.3)
+        w.preset(#""looper.enabled":true,"master.output_db":-6"#)
+        let result = try runStompbox(["render", "in.wav", "out.wav", "--preset", "p.json"], in: w.url)
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("warning") && result.stderr.contains("Looper") && result.stderr.contains("locked"),
+                "stderr: \(result.stderr)")
+        let out = try AudioFile.read(w.file("out.wav")).channel(0)
+        #expect(abs(Measure.peak(out) - Measure.peak(w.mono) * decibelsToGain(-6)) <= 4 * step)
     }
 
     @Test(arguments: ["wav", "aiff", "flac"])
@@ -98,7 +124,10 @@ private let step: Float = 1.0 / 8_388_608
         let warned = try runStompbox(["render", "in.wav", "b.wav", "--at", "0.1:looper.tap"], in: w.url)
         #expect(warned.status == 0)
         #expect(warned.stderrLines == ["stompbox: warning: --at 0.1:looper.tap finds the looper switched off; add --set looper.enabled=on"])
-        try expectSuccess(["render", "in.wav", "c.wav", "--set", "looper.enabled=on", "--at", "0.1:looper.tap"], in: w.url)
+        let unlocked = try Self.unlockedLooper()
+        try expectSuccess(["render", "in.wav", "c.wav", "--set", "looper.enabled=on", "--at", "0.1:looper.tap"],
+                          in: w.url, environment: unlocked.environment)
+        withExtendedLifetime(unlocked.folder) {}
     }
 
     @Test func aNegativeNumberAfterAnOptionIsAValueNotAFlag() throws {
@@ -125,6 +154,9 @@ private let step: Float = 1.0 / 8_388_608
         (["in.wav", "out.wav", "--at", "0.5:looper.jump"], ["looper.jump"]),
         (["in.wav", "out.wav", "--at", "0.5:delay.speed=2"], ["delay.speed"]),
         (["in.wav", "out.wav", "--at", "9:looper.tap"], ["after the end", "--tail"]),
+        // The Looper is locked until a licence key unlocks it.
+        (["in.wav", "out.wav", "--set", "looper.enabled=on"], ["looper.enabled", "locked", "store unlock"]),
+        (["in.wav", "out.wav", "--at", "0.5:looper.enabled=on"], ["looper.enabled", "locked"]),
         (["in.wav", "out.wav", "--tail", "-1"], ["tail", "negative"]),
         (["in.wav", "out.wav", "--tail", "long"], ["tail", "long"]),
         (["in.wav", "out.wav", "--preset", "none.json"], ["none.json", "does not exist"]),
