@@ -1,17 +1,187 @@
 import Foundation
 
-/// PLACEHOLDER: passes the signal through until the effect is written.
+/// Six peaking filters in series (RBJ audio-EQ-cookbook biquads) at `bandFrequencies`, gains
+/// from `eq.band1_db…eq.band6_db`. Zero latency. While a slider moves, its gain is ramped
+/// (~20 ms) and the band's coefficients recomputed every 16 samples, so nothing zippers. A
+/// band at exactly 0 dB and not ramping is skipped, so a flat EQ passes the signal bit-exact.
+///
+/// Threads: `init`/`prepare` off the audio thread; `process`/`reset` on it, allocation-free.
 public final class Equalizer: AudioEffect {
     /// Centre frequencies of the six peaking bands.
     public static let bandFrequencies: [Double] = [100, 250, 630, 1600, 4000, 10000]
+    /// Bandwidth of about 1.3 octaves, the spacing of the bands: Q = √(2^N) / (2^N − 1).
+    public static let q: Double = {
+        let r = pow(2, 1.3)
+        return r.squareRoot() / (r - 1)
+    }()
+    static let bandCount = 6
+    static let subBlock = 16
 
     let parameters: ParameterStore
+    private var sampleRate: Double = 48_000
+    private let bands: UnsafeMutablePointer<PeakingBand>
 
     public init(parameters: ParameterStore) {
         self.parameters = parameters
+        bands = .allocate(capacity: Equalizer.bandCount)
+        for b in 0..<Equalizer.bandCount {
+            (bands + b).initialize(to: PeakingBand(frequency: Equalizer.bandFrequencies[b]))
+        }
     }
 
-    public func prepare(sampleRate: Double, maximumBlockSize: Int) {}
-    public func reset() {}
-    public func process(_ block: UnsafeMutableBufferPointer<Float>) {}
+    deinit {
+        bands.deinitialize(count: Equalizer.bandCount)
+        bands.deallocate()
+    }
+
+    public func prepare(sampleRate: Double, maximumBlockSize: Int) {
+        self.sampleRate = sampleRate
+        for b in 0..<Equalizer.bandCount { bands[b].prepare(sampleRate: sampleRate) }
+        reset()
+    }
+
+    public func reset() {
+        for b in 0..<Equalizer.bandCount {
+            bands[b].snap(gainDB: parameters.load(Equalizer.bandParameter(b)))
+        }
+    }
+
+    /// `eq.band<b+1>_db` without touching an array on the audio thread.
+    @inline(__always)
+    static func bandParameter(_ b: Int) -> Parameter {
+        Parameter(rawValue: Parameter.eqBand1.rawValue + b)!
+    }
+
+    public func process(_ block: UnsafeMutableBufferPointer<Float>) {
+        guard let base = block.baseAddress else { return }
+        // Sanitise once here so a non-finite sample cannot poison the filter states.
+        for i in block.indices where !block[i].isFinite { block[i] = 0 }
+        for b in 0..<Equalizer.bandCount {
+            bands[b].gain.setTarget(parameters.load(Equalizer.bandParameter(b)))
+            bands[b].process(base, block.count)
+        }
+    }
+
+    /// The combined response in dB of the six bands at `hz` with `bandGains` (dB, one per band),
+    /// from the same coefficients the filter runs. For the GUI's curve; any thread.
+    public static func magnitudeDecibels(atFrequency hz: Double, bandGains: [Double], sampleRate: Double) -> Double {
+        var total = 0.0
+        for (b, gain) in bandGains.prefix(bandCount).enumerated() where gain != 0 {
+            let c = PeakingCoefficients(frequency: bandFrequencies[b], gainDB: gain, q: q, sampleRate: sampleRate)
+            total += c.magnitudeDecibels(atFrequency: hz, sampleRate: sampleRate)
+        }
+        return total
+    }
+}
+
+/// Normalised biquad coefficients (a0 = 1) of an RBJ peaking filter. The gain at the centre
+/// frequency is exactly `gainDB`.
+struct PeakingCoefficients {
+    var b0 = 1.0, b1 = 0.0, b2 = 0.0, a1 = 0.0, a2 = 0.0
+
+    init() {}
+
+    init(frequency: Double, gainDB: Double, q: Double, sampleRate: Double) {
+        let w0 = 2 * Double.pi * min(frequency, 0.49 * sampleRate) / sampleRate
+        self.init(cosW0: cos(w0), alpha: sin(w0) / (2 * q), gainDB: gainDB)
+    }
+
+    /// The form used per sub-block: cos ω0 and α depend only on the band, not the gain.
+    init(cosW0: Double, alpha: Double, gainDB: Double) {
+        let a = pow(10, gainDB / 40)
+        let a0 = 1 + alpha / a
+        b0 = (1 + alpha * a) / a0
+        b1 = -2 * cosW0 / a0
+        b2 = (1 - alpha * a) / a0
+        a1 = b1
+        a2 = (1 - alpha / a) / a0
+    }
+
+    /// |H(e^jω)| in dB.
+    func magnitudeDecibels(atFrequency hz: Double, sampleRate: Double) -> Double {
+        let w = 2 * Double.pi * hz / sampleRate
+        let c1 = cos(w), s1 = sin(w), c2 = cos(2 * w), s2 = sin(2 * w)
+        let nr = b0 + b1 * c1 + b2 * c2, ni = -(b1 * s1 + b2 * s2)
+        let dr = 1 + a1 * c1 + a2 * c2, di = -(a1 * s1 + a2 * s2)
+        return 10 * log10((nr * nr + ni * ni) / (dr * dr + di * di))
+    }
+}
+
+/// One band: its smoothed gain, its coefficients and its state (transposed direct form II,
+/// in Double so the 100 Hz band keeps its precision).
+struct PeakingBand {
+    let frequency: Double
+    var gain = SmoothedValue(0)
+    private var cosW0 = 1.0
+    private var alpha = 0.1
+    private var c = PeakingCoefficients()
+    private var s1 = 0.0, s2 = 0.0
+    /// False while the band is flat and still: then it is skipped and its state is zero.
+    private var active = false
+
+    init(frequency: Double) { self.frequency = frequency }
+
+    mutating func prepare(sampleRate: Double) {
+        let w0 = 2 * Double.pi * min(frequency, 0.49 * sampleRate) / sampleRate
+        cosW0 = cos(w0)
+        alpha = sin(w0) / (2 * Equalizer.q)
+        gain.prepare(sampleRate: sampleRate)
+    }
+
+    mutating func snap(gainDB: Float) {
+        gain.snap(to: gainDB)
+        s1 = 0
+        s2 = 0
+        active = gainDB != 0
+        c = PeakingCoefficients(cosW0: cosW0, alpha: alpha, gainDB: Double(gainDB))
+    }
+
+    @inline(__always)
+    mutating func process(_ x: UnsafeMutablePointer<Float>, _ count: Int) {
+        if !gain.isRamping {
+            if gain.current == 0 {
+                guard active else { return }
+                // Flat now, but the state may still hold the transient of the last ramp: run
+                // on (the coefficients are the identity) until it has died, then drop out.
+                run(x, count)
+                if abs(s1) < 1e-12 && abs(s2) < 1e-12 {
+                    active = false
+                    s1 = 0
+                    s2 = 0
+                }
+                return
+            }
+            if !active {
+                active = true
+                c = PeakingCoefficients(cosW0: cosW0, alpha: alpha, gainDB: Double(gain.current))
+            }
+            run(x, count)
+            return
+        }
+        active = true
+        var start = 0
+        while start < count {
+            let n = min(Equalizer.subBlock, count - start)
+            let g = gain.skip(n)
+            c = PeakingCoefficients(cosW0: cosW0, alpha: alpha, gainDB: Double(g))
+            run(x + start, n)
+            start += n
+        }
+    }
+
+    @inline(__always)
+    private mutating func run(_ x: UnsafeMutablePointer<Float>, _ count: Int) {
+        let b0 = c.b0, b1 = c.b1, b2 = c.b2, a1 = c.a1, a2 = c.a2
+        var z1 = s1, z2 = s2
+        for i in 0..<count {
+            let input = Double(x[i])
+            let y = b0 * input + z1
+            z1 = b1 * input - a1 * y + z2
+            z2 = b2 * input - a2 * y
+            x[i] = Float(y)
+        }
+        // Decays to exact zero instead of denormals.
+        s1 = abs(z1) < 1e-25 ? 0 : z1
+        s2 = abs(z2) < 1e-25 ? 0 : z2
+    }
 }
