@@ -107,19 +107,23 @@ struct PeakingCoefficients {
     }
 }
 
-/// One band: its smoothed gain, its coefficients and its state (transposed direct form II,
-/// in Double so the 100 Hz band keeps its precision).
+/// One band: its smoothed gain, its coefficients and its state. Direct form I, in Double so the
+/// 100 Hz band keeps its precision: its state is the signal itself, so when the coefficients
+/// move (a slider ramp) the output barely jumps, where transposed forms, whose state mixes
+/// coefficients and signal, zipper audibly.
 struct PeakingBand {
     let frequency: Double
     var gain = SmoothedValue(0)
     private var cosW0 = 1.0
     private var alpha = 0.1
     private var c = PeakingCoefficients()
-    private var s1 = 0.0, s2 = 0.0
-    /// False while the band is flat and still: then it is skipped and its state is zero.
+    private var x1 = 0.0, x2 = 0.0, y1 = 0.0, y2 = 0.0
+    /// False while the band is flat and still: then it is skipped.
     private var active = false
 
     init(frequency: Double) { self.frequency = frequency }
+
+    private mutating func clear() { x1 = 0; x2 = 0; y1 = 0; y2 = 0 }
 
     mutating func prepare(sampleRate: Double) {
         let w0 = 2 * Double.pi * min(frequency, 0.49 * sampleRate) / sampleRate
@@ -130,32 +134,27 @@ struct PeakingBand {
 
     mutating func snap(gainDB: Float) {
         gain.snap(to: gainDB)
-        s1 = 0
-        s2 = 0
+        clear()
         active = gainDB != 0
         c = PeakingCoefficients(cosW0: cosW0, alpha: alpha, gainDB: Double(gainDB))
     }
 
     @inline(__always)
     mutating func process(_ x: UnsafeMutablePointer<Float>, _ count: Int) {
+        guard count > 0 else { return }
         if !gain.isRamping {
-            if gain.current == 0 {
-                guard active else { return }
-                // Flat now, but the state may still hold the transient of the last ramp: run
-                // on (the coefficients are the identity) until it has died, then drop out.
-                run(x, count)
-                if abs(s1) < 1e-12 && abs(s2) < 1e-12 {
-                    active = false
-                    s1 = 0
-                    s2 = 0
-                }
+            if !active {
+                // Flat and skipped: only remember the last samples, so that starting again
+                // continues from the signal as if the (identity) filter had run all along.
+                x2 = count > 1 ? Double(x[count - 2]) : x1
+                x1 = Double(x[count - 1])
+                y1 = x1
+                y2 = x2
                 return
             }
-            if !active {
-                active = true
-                c = PeakingCoefficients(cosW0: cosW0, alpha: alpha, gainDB: Double(gain.current))
-            }
             run(x, count)
+            // Back at 0 dB and the last ramp's transient has died: the output is the input.
+            if gain.current == 0 && abs(y1 - x1) < 1e-12 && abs(y2 - x2) < 1e-12 { active = false }
             return
         }
         active = true
@@ -172,16 +171,20 @@ struct PeakingBand {
     @inline(__always)
     private mutating func run(_ x: UnsafeMutablePointer<Float>, _ count: Int) {
         let b0 = c.b0, b1 = c.b1, b2 = c.b2, a1 = c.a1, a2 = c.a2
-        var z1 = s1, z2 = s2
+        var x1 = self.x1, x2 = self.x2, y1 = self.y1, y2 = self.y2
         for i in 0..<count {
             let input = Double(x[i])
-            let y = b0 * input + z1
-            z1 = b1 * input - a1 * y + z2
-            z2 = b2 * input - a2 * y
+            let y = b0 * input + b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2
+            x2 = x1
+            x1 = input
+            y2 = y1
+            y1 = y
             x[i] = Float(y)
         }
+        self.x1 = x1
+        self.x2 = x2
         // Decays to exact zero instead of denormals.
-        s1 = abs(z1) < 1e-25 ? 0 : z1
-        s2 = abs(z2) < 1e-25 ? 0 : z2
+        self.y1 = abs(y1) < 1e-25 ? 0 : y1
+        self.y2 = abs(y2) < 1e-25 ? 0 : y2
     }
 }

@@ -47,9 +47,11 @@ public final class Flanger: AudioEffect {
         line.initialize(repeating: 0, count: size)
         lineMask = size - 1
         increment.prepare(sampleRate: sampleRate)
-        centre.prepare(sampleRate: sampleRate)
+        // The delay glides over 100 ms: faster, a big turn of the knob would bend the pitch
+        // by half an octave. Feedback ramps over 50 ms, as the comb's resonances ring.
+        centre.prepare(sampleRate: sampleRate, rampTime: 0.1)
         depth.prepare(sampleRate: sampleRate)
-        feedback.prepare(sampleRate: sampleRate)
+        feedback.prepare(sampleRate: sampleRate, rampTime: 0.05)
         mix.prepare(sampleRate: sampleRate)
         reset()
     }
