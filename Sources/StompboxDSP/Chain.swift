@@ -107,13 +107,15 @@ public final class Chain {
         outputGain.setTarget(decibelsToGain(p.load(.outputGain)))
 
         var inPeak: Float = 0
+        var gain = inputGain // a local: no exclusivity check per sample
         for i in block.indices {
             var x = block[i]
             // Nothing that is not a number goes further; absurd levels are bounded.
             if !x.isFinite { x = 0 }
             inPeak = max(inPeak, abs(x))
-            block[i] = min(max(x * inputGain.next(), -64), 64)
+            block[i] = min(max(x * gain.next(), -64), 64)
         }
+        inputGain = gain
         controls.meters.note(input: inPeak)
 
         overdriveSlot.run(overdrive, block, dry: dry, parameters: p)
@@ -124,7 +126,9 @@ public final class Chain {
         reverbSlot.run(reverb, block, dry: dry, parameters: p)
         looperSlot.run(looper, block, dry: dry, parameters: p)
 
-        for i in block.indices { block[i] *= outputGain.next() }
+        gain = outputGain
+        for i in block.indices { block[i] *= gain.next() }
+        outputGain = gain
         limiter.process(block)
         var outPeak: Float = 0
         for x in block { outPeak = max(outPeak, abs(x)) }

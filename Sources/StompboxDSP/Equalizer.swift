@@ -5,6 +5,11 @@ import Foundation
 /// (~20 ms) and the band's coefficients recomputed every 16 samples, so nothing zippers. A
 /// band at exactly 0 dB and not ramping is skipped, so a flat EQ passes the signal bit-exact.
 ///
+/// The active bands run sample by sample, one after another, so the processor overlaps their
+/// recursions. Filters in series commute, so a band that comes in (at 0 dB, the identity)
+/// is put first in line and given the raw input's history, and a band that has settled
+/// back at 0 dB simply leaves: neither disturbs the others.
+///
 /// Threads: `init`/`prepare` off the audio thread; `process`/`reset` on it, allocation-free.
 public final class Equalizer: AudioEffect {
     /// Centre frequencies of the six peaking bands.
@@ -20,6 +25,11 @@ public final class Equalizer: AudioEffect {
     let parameters: ParameterStore
     private var sampleRate: Double = 48_000
     private let bands: UnsafeMutablePointer<PeakingBand>
+    /// The active bands in processing order (indices into `bands`).
+    private let order: UnsafeMutablePointer<Int>
+    private var activeCount = 0
+    /// The last two input samples, for a band that comes in.
+    private var input1 = 0.0, input2 = 0.0
 
     public init(parameters: ParameterStore) {
         self.parameters = parameters
@@ -27,11 +37,14 @@ public final class Equalizer: AudioEffect {
         for b in 0..<Equalizer.bandCount {
             (bands + b).initialize(to: PeakingBand(frequency: Equalizer.bandFrequencies[b]))
         }
+        order = .allocate(capacity: Equalizer.bandCount)
+        order.initialize(repeating: 0, count: Equalizer.bandCount)
     }
 
     deinit {
         bands.deinitialize(count: Equalizer.bandCount)
         bands.deallocate()
+        order.deallocate()
     }
 
     public func prepare(sampleRate: Double, maximumBlockSize: Int) {
@@ -41,8 +54,15 @@ public final class Equalizer: AudioEffect {
     }
 
     public func reset() {
+        activeCount = 0
+        input1 = 0
+        input2 = 0
         for b in 0..<Equalizer.bandCount {
             bands[b].snap(gainDB: parameters.load(Equalizer.bandParameter(b)))
+            if bands[b].gain.current != 0 {
+                order[activeCount] = b
+                activeCount += 1
+            }
         }
     }
 
@@ -52,14 +72,96 @@ public final class Equalizer: AudioEffect {
         Parameter(rawValue: Parameter.eqBand1.rawValue + b)!
     }
 
+    private func isActive(_ b: Int) -> Bool {
+        for k in 0..<activeCount where order[k] == b { return true }
+        return false
+    }
+
     public func process(_ block: UnsafeMutableBufferPointer<Float>) {
-        guard let base = block.baseAddress else { return }
+        guard let base = block.baseAddress, block.count > 0 else { return }
         // Sanitise once here so a non-finite sample cannot poison the filter states.
         for i in block.indices where !block[i].isFinite { block[i] = 0 }
+        let bands = self.bands, order = self.order
         for b in 0..<Equalizer.bandCount {
             bands[b].gain.setTarget(parameters.load(Equalizer.bandParameter(b)))
-            bands[b].process(base, block.count)
         }
+
+        var ramping = false
+        for b in 0..<Equalizer.bandCount where bands[b].gain.isRamping { ramping = true }
+        // Sub-blocks only while a slider moves; otherwise the whole block in one pass.
+        let step = ramping ? Equalizer.subBlock : block.count
+        var start = 0
+        while start < block.count {
+            let n = min(step, block.count - start)
+            let x = base + start
+            for b in 0..<Equalizer.bandCount where bands[b].gain.isRamping {
+                bands[b].setCoefficients(gainDB: bands[b].gain.skip(n))
+                if !isActive(b) {
+                    // In at the front, continuing from the raw input as the identity would.
+                    for k in stride(from: activeCount, to: 0, by: -1) { order[k] = order[k - 1] }
+                    order[0] = b
+                    activeCount += 1
+                    bands[b].continueFrom(input1, input2)
+                }
+            }
+            input2 = n > 1 ? Double(x[n - 2]) : input1
+            input1 = Double(x[n - 1])
+
+            let count = activeCount
+            if count > 0 {
+                // Up to three bands per pass, held in registers, one after another per sample
+                // so the processor overlaps their recursions.
+                var k = 0
+                while k < count {
+                    switch count - k {
+                    case 1:
+                        Equalizer.run(x, n, bands + order[k])
+                        k += 1
+                    case 2:
+                        Equalizer.run(x, n, bands + order[k], bands + order[k + 1])
+                        k += 2
+                    default:
+                        Equalizer.run(x, n, bands + order[k], bands + order[k + 1], bands + order[k + 2])
+                        k += 3
+                    }
+                }
+                // A band back at 0 dB whose last ramp has died away leaves the line.
+                var kept = 0
+                for k in 0..<count {
+                    let b = order[k]
+                    if !bands[b].isSettledFlat {
+                        order[kept] = b
+                        kept += 1
+                    }
+                }
+                activeCount = kept
+            }
+            start += n
+        }
+        for k in 0..<activeCount { bands[order[k]].flushDenormals() }
+    }
+
+    private static func run(_ x: UnsafeMutablePointer<Float>, _ n: Int, _ a: UnsafeMutablePointer<PeakingBand>) {
+        var f = a.pointee.filter
+        for i in 0..<n { x[i] = Float(f.tick(Double(x[i]))) }
+        a.pointee.filter = f
+    }
+
+    private static func run(_ x: UnsafeMutablePointer<Float>, _ n: Int, _ a: UnsafeMutablePointer<PeakingBand>,
+                            _ b: UnsafeMutablePointer<PeakingBand>) {
+        var f = a.pointee.filter, g = b.pointee.filter
+        for i in 0..<n { x[i] = Float(g.tick(f.tick(Double(x[i])))) }
+        a.pointee.filter = f
+        b.pointee.filter = g
+    }
+
+    private static func run(_ x: UnsafeMutablePointer<Float>, _ n: Int, _ a: UnsafeMutablePointer<PeakingBand>,
+                            _ b: UnsafeMutablePointer<PeakingBand>, _ c: UnsafeMutablePointer<PeakingBand>) {
+        var f = a.pointee.filter, g = b.pointee.filter, h = c.pointee.filter
+        for i in 0..<n { x[i] = Float(h.tick(g.tick(f.tick(Double(x[i]))))) }
+        a.pointee.filter = f
+        b.pointee.filter = g
+        c.pointee.filter = h
     }
 
     /// The combined response in dB of the six bands at `hz` with `bandGains` (dB, one per band),
@@ -116,14 +218,9 @@ struct PeakingBand {
     var gain = SmoothedValue(0)
     private var cosW0 = 1.0
     private var alpha = 0.1
-    private var c = PeakingCoefficients()
-    private var x1 = 0.0, x2 = 0.0, y1 = 0.0, y2 = 0.0
-    /// False while the band is flat and still: then it is skipped.
-    private var active = false
+    var filter = Biquad()
 
     init(frequency: Double) { self.frequency = frequency }
-
-    private mutating func clear() { x1 = 0; x2 = 0; y1 = 0; y2 = 0 }
 
     mutating func prepare(sampleRate: Double) {
         let w0 = 2 * Double.pi * min(frequency, 0.49 * sampleRate) / sampleRate
@@ -134,57 +231,51 @@ struct PeakingBand {
 
     mutating func snap(gainDB: Float) {
         gain.snap(to: gainDB)
-        clear()
-        active = gainDB != 0
-        c = PeakingCoefficients(cosW0: cosW0, alpha: alpha, gainDB: Double(gainDB))
+        setCoefficients(gainDB: gainDB)
+        continueFrom(0, 0)
     }
 
-    @inline(__always)
-    mutating func process(_ x: UnsafeMutablePointer<Float>, _ count: Int) {
-        guard count > 0 else { return }
-        if !gain.isRamping {
-            if !active {
-                // Flat and skipped: only remember the last samples, so that starting again
-                // continues from the signal as if the (identity) filter had run all along.
-                x2 = count > 1 ? Double(x[count - 2]) : x1
-                x1 = Double(x[count - 1])
-                y1 = x1
-                y2 = x2
-                return
-            }
-            run(x, count)
-            // Back at 0 dB and the last ramp's transient has died: the output is the input.
-            if gain.current == 0 && abs(y1 - x1) < 1e-12 && abs(y2 - x2) < 1e-12 { active = false }
-            return
-        }
-        active = true
-        var start = 0
-        while start < count {
-            let n = min(Equalizer.subBlock, count - start)
-            let g = gain.skip(n)
-            c = PeakingCoefficients(cosW0: cosW0, alpha: alpha, gainDB: Double(g))
-            run(x + start, n)
-            start += n
-        }
+    mutating func setCoefficients(gainDB: Float) {
+        let c = PeakingCoefficients(cosW0: cosW0, alpha: alpha, gainDB: Double(gainDB))
+        filter.b0 = c.b0; filter.b1 = c.b1; filter.b2 = c.b2; filter.a1 = c.a1; filter.a2 = c.a2
     }
 
+    /// The state of an identity filter that has seen `last` and, before it, `previous`.
+    mutating func continueFrom(_ last: Double, _ previous: Double) {
+        filter.x1 = last; filter.y1 = last
+        filter.x2 = previous; filter.y2 = previous
+    }
+
+    /// At 0 dB, not ramping, and the output equals the input again (to 1e-12).
+    var isSettledFlat: Bool {
+        !gain.isRamping && gain.current == 0
+            && abs(filter.y1 - filter.x1) < 1e-12 && abs(filter.y2 - filter.x2) < 1e-12
+    }
+
+    mutating func flushDenormals() { filter.flushDenormals() }
+}
+
+/// A biquad in direct form I with its coefficients (a0 = 1).
+struct Biquad {
+    var b0 = 1.0, b1 = 0.0, b2 = 0.0, a1 = 0.0, a2 = 0.0
+    var x1 = 0.0, x2 = 0.0, y1 = 0.0, y2 = 0.0
+
     @inline(__always)
-    private mutating func run(_ x: UnsafeMutablePointer<Float>, _ count: Int) {
-        let b0 = c.b0, b1 = c.b1, b2 = c.b2, a1 = c.a1, a2 = c.a2
-        var x1 = self.x1, x2 = self.x2, y1 = self.y1, y2 = self.y2
-        for i in 0..<count {
-            let input = Double(x[i])
-            let y = b0 * input + b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2
-            x2 = x1
-            x1 = input
-            y2 = y1
-            y1 = y
-            x[i] = Float(y)
-        }
-        self.x1 = x1
-        self.x2 = x2
-        // Decays to exact zero instead of denormals.
-        self.y1 = abs(y1) < 1e-25 ? 0 : y1
-        self.y2 = abs(y2) < 1e-25 ? 0 : y2
+    mutating func tick(_ x: Double) -> Double {
+        // y[n−1] enters last, so the recursion's critical path is one multiply and one add.
+        let y = (b0 * x + b1 * x1 + b2 * x2 - a2 * y2) - a1 * y1
+        x2 = x1
+        x1 = x
+        y2 = y1
+        y1 = y
+        return y
+    }
+
+    /// A decaying state ends in exact zero instead of denormals.
+    mutating func flushDenormals() {
+        if abs(x1) < 1e-25 { x1 = 0 }
+        if abs(x2) < 1e-25 { x2 = 0 }
+        if abs(y1) < 1e-25 { y1 = 0 }
+        if abs(y2) < 1e-25 { y2 = 0 }
     }
 }

@@ -8,6 +8,10 @@ import Foundation
 ///
 /// out = (1 − mix)·x + mix·√(1 − fb²)·d,  line ← x + fb·d,  d = line[t − delay(t)].
 ///
+/// The LFO and the smoothed knobs are evaluated every 32 samples (0.7 ms) and the delay, the
+/// feedback and the mix move linearly in between: a 5 Hz sweep strays from the true sine by
+/// under 0.03 samples, and the per-sample loop stays short.
+///
 /// Threads: `init`/`prepare` off the audio thread; `process`/`reset` on it, allocation-free.
 public final class Flanger: AudioEffect {
     let parameters: ParameterStore
@@ -28,6 +32,11 @@ public final class Flanger: AudioEffect {
     private var depth = SmoothedValue(0.7)
     private var feedback = SmoothedValue(0.5)
     private var mix = SmoothedValue(0.5)
+    /// Values reached at the end of the last sub-block; the next one ramps from them.
+    private var delayNow: Float = 96
+    private var feedbackNow: Float = 0.5
+    private var mixNow: Float = 0.5
+    static let subBlock = 32
 
     public init(parameters: ParameterStore) {
         self.parameters = parameters
@@ -65,6 +74,15 @@ public final class Flanger: AudioEffect {
         depth.snap(to: parameters.load(.flangerDepth))
         feedback.snap(to: parameters.load(.flangerFeedback))
         mix.snap(to: parameters.load(.flangerMix))
+        delayNow = sweptDelay(lfo: 0)
+        feedbackNow = feedback.current
+        mixNow = mix.current
+    }
+
+    /// The delay in samples for an LFO value −1…1, from the smoothed centre and depth.
+    @inline(__always)
+    private func sweptDelay(lfo: Float) -> Float {
+        max(centre.current * (1 + Flanger.sweepAtFullDepth * depth.current * lfo), minimumDelay)
     }
 
     private func targetIncrement() -> Float { Float(Double(parameters.load(.flangerRate)) / sampleRate) }
@@ -77,34 +95,60 @@ public final class Flanger: AudioEffect {
         feedback.setTarget(parameters.load(.flangerFeedback))
         mix.setTarget(parameters.load(.flangerMix))
 
-        let mask = lineMask
-        let sweep = Flanger.sweepAtFullDepth
-        for i in block.indices {
-            let x = block[i].isFinite ? block[i] : 0
-            let lfo = table.sine(Float(phase))
-            phase += Double(increment.next())
-            if phase >= 1 { phase -= 1 }
+        let mask = lineMask, line = self.line
+        var writeIndex = self.writeIndex
+        var delay = delayNow, fb = feedbackNow, m = mixNow
+        guard let base = block.baseAddress else { return }
+        var start = 0
+        while start < block.count {
+            let n = min(Flanger.subBlock, block.count - start)
+            // Control rate: advance the LFO and the ramps to the end of this sub-block.
+            let before = increment.current
+            let after = increment.skip(n)
+            phase += 0.5 * Double(before + after) * Double(n)
+            phase -= phase.rounded(.down)
+            _ = centre.skip(n)
+            _ = depth.skip(n)
+            let delayEnd = sweptDelay(lfo: table.sine(Float(phase)))
+            let fbEnd = feedback.skip(n), mixEnd = mix.skip(n)
+            let scale = 1 / Float(n)
+            let dDelay = (delayEnd - delay) * scale, dFb = (fbEnd - fb) * scale, dMix = (mixEnd - m) * scale
+            var norm = (1 - fb * fb).squareRoot()
+            let dNorm = ((1 - fbEnd * fbEnd).squareRoot() - norm) * scale
 
-            let delay = max(centre.next() * (1 + sweep * depth.next() * lfo), minimumDelay)
-            let whole = Int(delay)
-            let f = delay - Float(whole)
-            // y1 is `whole` samples old, y2 one older; the value sought lies between them.
-            let r = writeIndex - whole
-            let y0 = line[(r + 1) & mask]
-            let y1 = line[r & mask]
-            let y2 = line[(r - 1) & mask]
-            let y3 = line[(r - 2) & mask]
-            let c1 = 0.5 * (y2 - y0)
-            let c2 = y0 - 2.5 * y1 + 2 * y2 - 0.5 * y3
-            let c3 = 0.5 * (y3 - y0) + 1.5 * (y1 - y2)
-            let d = ((c3 * f + c2) * f + c1) * f + y1
-
-            let fb = feedback.next()
-            // A decaying tail ends in exact zero instead of denormals.
-            line[writeIndex & mask] = flushed(x + fb * d)
-            writeIndex = (writeIndex + 1) & mask
-            let m = mix.next()
-            block[i] = (1 - m) * x + m * (1 - fb * fb).squareRoot() * d
+            let x = base + start
+            for i in 0..<n {
+                let input = x[i].isFinite ? x[i] : 0
+                delay += dDelay
+                fb += dFb
+                m += dMix
+                norm += dNorm
+                let whole = Int(delay)
+                let f = delay - Float(whole)
+                // y1 is `whole` samples old, y2 one older; the value sought lies between them.
+                let r = writeIndex - whole
+                let y0 = line[(r + 1) & mask]
+                let y1 = line[r & mask]
+                let y2 = line[(r - 1) & mask]
+                let y3 = line[(r - 2) & mask]
+                let c1 = 0.5 * (y2 - y0)
+                let c2 = y0 - 2.5 * y1 + 2 * y2 - 0.5 * y3
+                let c3 = 0.5 * (y3 - y0) + 1.5 * (y1 - y2)
+                let d = ((c3 * f + c2) * f + c1) * f + y1
+                // A decaying tail ends in exact zero instead of denormals.
+                line[writeIndex] = flushed(input + fb * d)
+                writeIndex = (writeIndex + 1) & mask
+                x[i] = input + m * (norm * d - input)
+            }
+            // Land exactly on the targets, without the rounding of n small steps.
+            delay = delayEnd
+            fb = fbEnd
+            m = mixEnd
+            start += n
         }
+        self.writeIndex = writeIndex
+        delayNow = delay
+        feedbackNow = fb
+        mixNow = m
     }
 }

@@ -7,8 +7,11 @@ import Foundation
 /// The curve is a rational tanh approximation that reaches ±1 with zero slope at ±3, so its
 /// output is bounded whatever the drive; a small bias makes it asymmetric (even harmonics, as
 /// a tube or a diode pair with unequal sides) and the DC blocker removes the offset that adds.
-/// Oversampling uses one 48-tap Kaiser-windowed FIR as a polyphase interpolator and again as
+/// Oversampling uses one 32-tap Kaiser-windowed FIR as a polyphase interpolator and again as
 /// the decimator, so harmonics above the audio band are filtered instead of folding back.
+/// Each block goes through in passes (gain, upsample, curve, decimate, filters) over
+/// contiguous buffers, the four oversampled phases kept in separate rows: every pass is a
+/// plain loop over samples with no dependency between them, which the compiler vectorises.
 ///
 /// Threads: `init` and `prepare` off the audio thread (they allocate); `process` and `reset`
 /// on the audio thread, allocation- and lock-free.
@@ -19,7 +22,7 @@ public final class Overdrive: AudioEffect {
 
     /// Asymmetry of the curve: the input is shifted by this before clipping.
     static let bias: Float = 0.2
-    static let tapCount = 48
+    static let tapCount = 32
     static let tapsPerPhase = tapCount / 4
     /// Tone filter coefficients are recomputed every this many samples while the knob moves.
     static let subBlock = 32
@@ -29,16 +32,17 @@ public final class Overdrive: AudioEffect {
     private var level = SmoothedValue(0.5)
     private var tone = SmoothedValue(0.5)
 
-    /// Interpolator taps by phase: element j holds 4·h[4j + p] for phases p = 0…3.
-    private let upTaps: UnsafeMutablePointer<SIMD4<Float>>
-    /// Decimator taps h[0…47] (symmetric, sum 1).
-    private let downTaps: UnsafeMutablePointer<Float>
-    /// Input history, newest first, written twice so 12 contiguous values are always readable.
-    private let upHistory: UnsafeMutablePointer<Float>
-    private var upIndex = 0
-    /// Oversampled curve output, oldest first, written twice (96 values) for a contiguous window.
-    private let downHistory: UnsafeMutablePointer<Float>
-    private var downIndex = 0
+    /// Filter taps h[0…31] (symmetric, sum 1); the interpolator uses 4·h.
+    private let taps: UnsafeMutablePointer<Float>
+    /// Gained input: `history` samples of the past, then the chunk.
+    private var input = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+    /// The oversampled signal in four rows, one per phase (row p holds values 4i + p), each
+    /// with `history` past values in front: the curve runs in place on them.
+    private var rows = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+    private var capacity = 0
+    /// Past values kept in front of each buffer: the taps per phase, less one.
+    static let history = tapsPerPhase - 1
+    private var rowLength: Int { Overdrive.history + capacity }
 
     private var dcInput: Float = 0
     private var dcOutput: Float = 0
@@ -53,23 +57,18 @@ public final class Overdrive: AudioEffect {
         precondition(oversamplingFactor == 1 || oversamplingFactor == 4, "oversampling is 1 or 4")
         self.parameters = parameters
         self.oversamplingFactor = oversamplingFactor
-        upTaps = .allocate(capacity: Overdrive.tapsPerPhase)
-        upTaps.initialize(repeating: .zero, count: Overdrive.tapsPerPhase)
-        downTaps = .allocate(capacity: Overdrive.tapCount)
-        downTaps.initialize(repeating: 0, count: Overdrive.tapCount)
-        upHistory = .allocate(capacity: 2 * Overdrive.tapsPerPhase)
-        upHistory.initialize(repeating: 0, count: 2 * Overdrive.tapsPerPhase)
-        downHistory = .allocate(capacity: 2 * Overdrive.tapCount)
-        downHistory.initialize(repeating: 0, count: 2 * Overdrive.tapCount)
-        designFilter(sampleRate: sampleRate)
+        taps = .allocate(capacity: Overdrive.tapCount)
+        taps.initialize(repeating: 0, count: Overdrive.tapCount)
+        input.initialize(to: 0)
+        rows.initialize(to: 0)
+        designFilter()
         updateTone(0.5)
     }
 
     deinit {
-        upTaps.deallocate()
-        downTaps.deallocate()
-        upHistory.deallocate()
-        downHistory.deallocate()
+        taps.deallocate()
+        input.deallocate()
+        rows.deallocate()
     }
 
     public func prepare(sampleRate: Double, maximumBlockSize: Int) {
@@ -78,7 +77,13 @@ public final class Overdrive: AudioEffect {
         level.prepare(sampleRate: sampleRate)
         tone.prepare(sampleRate: sampleRate)
         dcPole = Float(1 - 2 * Double.pi * 8 / sampleRate)
-        designFilter(sampleRate: sampleRate)
+        capacity = maximumBlockSize
+        input.deallocate()
+        input = .allocate(capacity: rowLength)
+        input.initialize(repeating: 0, count: rowLength)
+        rows.deallocate()
+        rows = .allocate(capacity: 4 * rowLength)
+        rows.initialize(repeating: 0, count: 4 * rowLength)
         reset()
     }
 
@@ -87,10 +92,8 @@ public final class Overdrive: AudioEffect {
         level.snap(to: decibelsToGain(parameters.load(.overdriveLevel)))
         tone.snap(to: parameters.load(.overdriveTone))
         updateTone(tone.current)
-        upHistory.update(repeating: 0, count: 2 * Overdrive.tapsPerPhase)
-        downHistory.update(repeating: 0, count: 2 * Overdrive.tapCount)
-        upIndex = 0
-        downIndex = 0
+        input.update(repeating: 0, count: rowLength)
+        rows.update(repeating: 0, count: 4 * rowLength)
         dcInput = 0
         dcOutput = 0
         toneState1 = 0
@@ -108,13 +111,6 @@ public final class Overdrive: AudioEffect {
         return v * (27 + v2) / (27 + 9 * v2)
     }
 
-    @inline(__always)
-    static func saturate(_ x: SIMD4<Float>) -> SIMD4<Float> {
-        let v = x.clamped(lowerBound: SIMD4(repeating: -3), upperBound: SIMD4(repeating: 3))
-        let v2 = v * v
-        return v * (27 + v2) / (27 + 9 * v2)
-    }
-
     /// The asymmetric curve, 0 at 0.
     @inline(__always)
     static func shape(_ x: Float) -> Float { saturate(x + bias) - saturate(bias) }
@@ -128,17 +124,15 @@ public final class Overdrive: AudioEffect {
 
         var start = 0
         while start < block.count {
-            let n = min(Overdrive.subBlock, block.count - start)
-            if tone.isRamping { updateTone(tone.skip(n)) }
-            let chunk = base + start
+            let n = min(capacity, block.count - start)
             if oversamplingFactor == 4 {
-                saturateOversampled(chunk, n)
+                saturateOversampled(base + start, n)
             } else {
-                for i in 0..<n {
-                    chunk[i] = Overdrive.shape(Overdrive.conditioned(chunk[i]) * drive.next())
-                }
+                var drive = self.drive
+                for i in 0..<n { base[start + i] = Overdrive.shape(Overdrive.conditioned(base[start + i]) * drive.next()) }
+                self.drive = drive
             }
-            postProcess(chunk, n)
+            postProcess(base + start, n)
             start += n
         }
         // Let decaying states reach exact zero instead of lingering as denormals.
@@ -154,59 +148,97 @@ public final class Overdrive: AudioEffect {
         x.isFinite ? min(max(x, -64), 64) : 0
     }
 
-    /// Upsample ×4 (polyphase), apply the curve to the four values at once, decimate.
-    @inline(__always)
+    /// Upsample ×4 (polyphase), apply the curve, decimate: each a pass over the chunk.
     private func saturateOversampled(_ chunk: UnsafeMutablePointer<Float>, _ n: Int) {
-        let phases = Overdrive.tapsPerPhase
-        let taps = Overdrive.tapCount
-        let bias = SIMD4<Float>(repeating: Overdrive.bias)
-        let offset = SIMD4<Float>(repeating: Overdrive.saturate(Overdrive.bias))
-        for i in 0..<n {
-            let x = Overdrive.conditioned(chunk[i]) * drive.next()
-            upIndex = upIndex == 0 ? phases - 1 : upIndex - 1
-            upHistory[upIndex] = x
-            upHistory[upIndex + phases] = x
-            let window = upHistory + upIndex
-            var up = SIMD4<Float>.zero
-            for j in 0..<phases { up += upTaps[j] * window[j] }
+        let history = Overdrive.history
+        let input = self.input, taps = self.taps, length = rowLength
+        func row(_ p: Int) -> UnsafeMutablePointer<Float> { rows + p * length + history }
 
-            let shaped = Overdrive.saturate(up + bias) - offset
-            for lane in 0..<4 {
-                downIndex = downIndex == taps - 1 ? 0 : downIndex + 1
-                downHistory[downIndex] = shaped[lane]
-                downHistory[downIndex + taps] = shaped[lane]
-            }
-            // Oldest first from downIndex + 1; the taps are symmetric, so order is immaterial.
-            let raw = UnsafeRawPointer(downHistory + downIndex + 1)
-            let coefficients = UnsafeRawPointer(downTaps)
-            var sum = SIMD4<Float>.zero
-            for j in 0..<(taps / 4) {
-                let w = raw.loadUnaligned(fromByteOffset: 16 * j, as: SIMD4<Float>.self)
-                let h = coefficients.loadUnaligned(fromByteOffset: 16 * j, as: SIMD4<Float>.self)
-                sum += w * h
-            }
-            chunk[i] = sum.sum()
+        var drive = self.drive
+        for i in 0..<n { input[history + i] = Overdrive.conditioned(chunk[i]) * drive.next() }
+        self.drive = drive
+
+        // Phase p of input sample i: Σ_j 4·h[4j + p] · x[i − j].
+        for p in 0..<4 {
+            Overdrive.fir8(into: row(p), from: input + history, taps: taps + p, scale: 4, count: n)
+        }
+        let bias = Overdrive.bias, offset = Overdrive.saturate(Overdrive.bias)
+        for p in 0..<4 {
+            let r = row(p)
+            for i in 0..<n { r[i] = Overdrive.saturate(r[i] + bias) - offset }
+        }
+        // Output i = Σ_k h[k] · v[4i + 3 − k]; with k = 4m + q that is Σ_q Σ_m h[4m + q] · row(3 − q)[i − m].
+        // Two rows per pass, into the chunk and then added to it: each pass a plain loop.
+        Overdrive.fir8x2(into: chunk, from: row(3), row(2), taps: taps, count: n, accumulate: false)
+        Overdrive.fir8x2(into: chunk, from: row(1), row(0), taps: taps + 2, count: n, accumulate: true)
+
+        // Keep the histories for the next chunk (forward copies: safe when they overlap).
+        for k in 0..<history { input[k] = input[n + k] }
+        for p in 0..<4 {
+            let start = rows + p * length
+            for k in 0..<history { start[k] = start[n + k] }
+        }
+    }
+
+    /// out[i] = Σ_{j<8} scale·taps[4j] · x[i − j]. The taps are read once into registers and
+    /// each output is independent of the others, so the loop vectorises.
+    @inline(__always)
+    private static func fir8(into out: UnsafeMutablePointer<Float>, from x: UnsafePointer<Float>,
+                             taps: UnsafePointer<Float>, scale: Float, count n: Int) {
+        let c0 = scale * taps[0], c1 = scale * taps[4], c2 = scale * taps[8], c3 = scale * taps[12]
+        let c4 = scale * taps[16], c5 = scale * taps[20], c6 = scale * taps[24], c7 = scale * taps[28]
+        for i in 0..<n {
+            let a = c0 * x[i] + c1 * x[i - 1] + c2 * x[i - 2] + c3 * x[i - 3]
+            let b = c4 * x[i - 4] + c5 * x[i - 5] + c6 * x[i - 6] + c7 * x[i - 7]
+            out[i] = a + b
+        }
+    }
+
+    /// out[i] (+)= Σ_{j<8} taps[4j] · x[i − j] + taps[4j + 1] · y[i − j].
+    @inline(__always)
+    private static func fir8x2(into out: UnsafeMutablePointer<Float>, from x: UnsafePointer<Float>,
+                               _ y: UnsafePointer<Float>, taps: UnsafePointer<Float>, count n: Int,
+                               accumulate: Bool) {
+        let c0 = taps[0], c1 = taps[4], c2 = taps[8], c3 = taps[12]
+        let c4 = taps[16], c5 = taps[20], c6 = taps[24], c7 = taps[28]
+        let d0 = taps[1], d1 = taps[5], d2 = taps[9], d3 = taps[13]
+        let d4 = taps[17], d5 = taps[21], d6 = taps[25], d7 = taps[29]
+        for i in 0..<n {
+            let a = c0 * x[i] + c1 * x[i - 1] + c2 * x[i - 2] + c3 * x[i - 3]
+            let b = c4 * x[i - 4] + c5 * x[i - 5] + c6 * x[i - 6] + c7 * x[i - 7]
+            let c = d0 * y[i] + d1 * y[i - 1] + d2 * y[i - 2] + d3 * y[i - 3]
+            let d = d4 * y[i - 4] + d5 * y[i - 5] + d6 * y[i - 6] + d7 * y[i - 7]
+            let sum = (a + b) + (c + d)
+            out[i] = accumulate ? out[i] + sum : sum
         }
     }
 
     /// DC blocker, tone low-pass, output level.
-    @inline(__always)
     private func postProcess(_ chunk: UnsafeMutablePointer<Float>, _ n: Int) {
         let pole = dcPole
-        let a1 = toneA1, a2 = toneA2, a3 = toneA3
+        var level = self.level, tone = self.tone
         var x1 = dcInput, y1 = dcOutput, s1 = toneState1, s2 = toneState2
-        for i in 0..<n {
-            let x = chunk[i]
-            let y = x - x1 + pole * y1
-            x1 = x
-            y1 = y
-            let v3 = y - s2
-            let v1 = a1 * s1 + a2 * v3
-            let v2 = s2 + a2 * s1 + a3 * v3
-            s1 = 2 * v1 - s1
-            s2 = 2 * v2 - s2
-            chunk[i] = v2 * level.next()
+        var start = 0
+        while start < n {
+            let m = min(Overdrive.subBlock, n - start)
+            if tone.isRamping { updateTone(tone.skip(m)) }
+            let a1 = toneA1, a2 = toneA2, a3 = toneA3
+            for i in start..<(start + m) {
+                let x = chunk[i]
+                let y = x - x1 + pole * y1
+                x1 = x
+                y1 = y
+                let v3 = y - s2
+                let v1 = a1 * s1 + a2 * v3
+                let v2 = s2 + a2 * s1 + a3 * v3
+                s1 = 2 * v1 - s1
+                s2 = 2 * v2 - s2
+                chunk[i] = v2 * level.next()
+            }
+            start += m
         }
+        self.level = level
+        self.tone = tone
         dcInput = x1
         dcOutput = y1
         toneState1 = s1
@@ -229,7 +261,7 @@ public final class Overdrive: AudioEffect {
     /// A Kaiser-windowed sinc low-pass with its −6 dB point at 20/48 of the base rate, designed
     /// at the oversampled rate: it removes the images above the base band before the curve and
     /// everything that would fold back below the base Nyquist after it.
-    private func designFilter(sampleRate: Double) {
+    private func designFilter() {
         let count = Overdrive.tapCount
         let cutoff = (20.0 / 48.0) / 4 // × base rate / oversampled rate
         let beta = 7.0
@@ -242,10 +274,7 @@ public final class Overdrive: AudioEffect {
             h[i] = sinc * besselI0(beta * (1 - r * r).squareRoot()) / besselI0(beta)
         }
         let sum = h.reduce(0, +)
-        for i in 0..<count { downTaps[i] = Float(h[i] / sum) }
-        for j in 0..<Overdrive.tapsPerPhase {
-            upTaps[j] = SIMD4((0..<4).map { Float(4 * h[4 * j + $0] / sum) })
-        }
+        for i in 0..<count { taps[i] = Float(h[i] / sum) }
     }
 
     private func besselI0(_ x: Double) -> Double {

@@ -20,6 +20,17 @@ public struct SafetyLimiter {
     /// Audio thread.
     @inline(__always)
     public mutating func process(_ block: UnsafeMutableBufferPointer<Float>) {
+        // Most blocks need nothing: not limiting, nothing over the ceiling, all finite. One
+        // vectorisable scan finds out; the per-sample recursion runs only when it must.
+        var peak: Float = 0
+        var poison: Float = 0
+        for x in block {
+            let a = abs(x)
+            peak = a > peak ? a : peak
+            poison += x * 0 // NaN if any sample is NaN or infinite
+        }
+        if gain == 1 && peak <= ceiling && poison == 0 { return }
+
         let ceiling = self.ceiling
         let release = releasePerSample
         var g = gain

@@ -82,6 +82,10 @@ public final class Tremolo: AudioEffect {
         // Square edges: ~2 ms, but never more than a tenth of the cycle at fast rates.
         edge = min(Float(Tremolo.edgeTime * 0.5 * Double(increment.target) * sampleRate), 0.05)
 
+        // Locals, not properties, in the loop: no exclusivity checks, values stay in registers.
+        var phase = self.phase, increment = self.increment, depth = self.depth
+        var shapeFade = self.shapeFade
+        let shape = self.shape, previousShape = self.previousShape
         for i in block.indices {
             let p = Float(phase)
             var m = modulation(shape, p)
@@ -95,5 +99,9 @@ public final class Tremolo: AudioEffect {
             phase += Double(increment.next())
             if phase >= 1 { phase -= 1 }
         }
+        self.phase = phase
+        self.increment = increment
+        self.depth = depth
+        self.shapeFade = shapeFade
     }
 }
