@@ -255,15 +255,16 @@ struct PeakingBand {
     mutating func flushDenormals() { filter.flushDenormals() }
 }
 
-/// A biquad in direct form I with its coefficients (a0 = 1).
+/// A peaking biquad (b1 = a1) in direct form I with its coefficients (a0 = 1).
 struct Biquad {
     var b0 = 1.0, b1 = 0.0, b2 = 0.0, a1 = 0.0, a2 = 0.0
     var x1 = 0.0, x2 = 0.0, y1 = 0.0, y2 = 0.0
 
     @inline(__always)
     mutating func tick(_ x: Double) -> Double {
-        // y[n−1] enters last, so the recursion's critical path is one multiply and one add.
-        let y = (b0 * x + b1 * x1 + b2 * x2 - a2 * y2) - a1 * y1
+        // A peaking filter has b1 = a1, which saves a multiply; y[n−1] enters last, so the
+        // recursion's critical path is a subtraction, a multiply and an add.
+        let y = (b0 * x + b2 * x2 - a2 * y2) + a1 * (x1 - y1)
         x2 = x1
         x1 = x
         y2 = y1

@@ -69,6 +69,20 @@ public final class Tremolo: AudioEffect {
         }
     }
 
+    @inline(__always)
+    private func apply(_ shape: TremoloShape, _ block: UnsafeMutableBufferPointer<Float>, _ phase: inout Double,
+                       _ increment: inout SmoothedValue, _ depth: inout SmoothedValue) {
+        var p = phase
+        for i in block.indices {
+            let m = modulation(shape, Float(p))
+            let x = block[i]
+            block[i] = x.isFinite ? x * (1 - depth.next() * m) : 0
+            p += Double(increment.next())
+            if p >= 1 { p -= 1 }
+        }
+        phase = p
+    }
+
     public func process(_ block: UnsafeMutableBufferPointer<Float>) {
         increment.setTarget(currentIncrement())
         depth.setTarget(parameters.load(.tremoloDepth))
@@ -86,18 +100,23 @@ public final class Tremolo: AudioEffect {
         var phase = self.phase, increment = self.increment, depth = self.depth
         var shapeFade = self.shapeFade
         let shape = self.shape, previousShape = self.previousShape
-        for i in block.indices {
-            let p = Float(phase)
-            var m = modulation(shape, p)
-            if shapeFade.isRamping {
+        if shapeFade.isRamping {
+            for i in block.indices {
+                let p = Float(phase)
                 let f = shapeFade.next()
-                m = f * m + (1 - f) * modulation(previousShape, p)
+                let m = f * modulation(shape, p) + (1 - f) * modulation(previousShape, p)
+                let x = block[i]
+                block[i] = x.isFinite ? x * (1 - depth.next() * m) : 0
+                phase += Double(increment.next())
+                if phase >= 1 { phase -= 1 }
             }
-            let gain = 1 - depth.next() * m
-            let x = block[i]
-            block[i] = x.isFinite ? x * gain : 0
-            phase += Double(increment.next())
-            if phase >= 1 { phase -= 1 }
+        } else {
+            // The usual case: one shape, chosen once for the block.
+            switch shape {
+            case .sine: apply(.sine, block, &phase, &increment, &depth)
+            case .triangle: apply(.triangle, block, &phase, &increment, &depth)
+            case .square: apply(.square, block, &phase, &increment, &depth)
+            }
         }
         self.phase = phase
         self.increment = increment
