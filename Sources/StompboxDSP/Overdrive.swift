@@ -47,10 +47,11 @@ public final class Overdrive: AudioEffect {
     private var dcInput: Float = 0
     private var dcOutput: Float = 0
     private var dcPole: Float = 0.9987
-    /// Tone filter: a state-variable low-pass (trapezoidal, so it stays well-behaved while
+    /// Tone filter: a two-pole Butterworth low-pass (RBJ), direct form I, whose state is the
+    /// signal itself, so a moving tone knob (new coefficients every 32 samples) does not zipper.
     /// its cutoff moves), Q = 0.707.
-    private var toneA1: Float = 0, toneA2: Float = 0, toneA3: Float = 0
-    private var toneState1: Float = 0, toneState2: Float = 0
+    private var toneB0: Float = 0, toneB1: Float = 0, toneA1: Float = 0, toneA2: Float = 0
+    private var toneX1: Float = 0, toneX2: Float = 0, toneY1: Float = 0, toneY2: Float = 0
 
     /// `oversamplingFactor` 4 is the pedal; 1 runs the identical curve at the base rate.
     public init(parameters: ParameterStore, oversamplingFactor: Int = 4) {
@@ -96,8 +97,7 @@ public final class Overdrive: AudioEffect {
         rows.update(repeating: 0, count: 4 * rowLength)
         dcInput = 0
         dcOutput = 0
-        toneState1 = 0
-        toneState2 = 0
+        toneX1 = 0; toneX2 = 0; toneY1 = 0; toneY2 = 0
     }
 
     /// drive 0…1 → linear pre-gain 1…100 (0…+40 dB).
@@ -138,8 +138,8 @@ public final class Overdrive: AudioEffect {
         // Let decaying states reach exact zero instead of lingering as denormals.
         dcInput = flushed(dcInput)
         dcOutput = flushed(dcOutput)
-        toneState1 = flushed(toneState1)
-        toneState2 = flushed(toneState2)
+        toneX1 = flushed(toneX1); toneX2 = flushed(toneX2)
+        toneY1 = flushed(toneY1); toneY2 = flushed(toneY2)
     }
 
     /// Non-finite input becomes silence; absurd levels are bounded so the filters stay finite.
@@ -155,7 +155,12 @@ public final class Overdrive: AudioEffect {
         func row(_ p: Int) -> UnsafeMutablePointer<Float> { rows + p * length + history }
 
         var drive = self.drive
-        for i in 0..<n { input[history + i] = Overdrive.conditioned(chunk[i]) * drive.next() }
+        if drive.isRamping {
+            for i in 0..<n { input[history + i] = Overdrive.conditioned(chunk[i]) * drive.next() }
+        } else {
+            let g = drive.current
+            for i in 0..<n { input[history + i] = Overdrive.conditioned(chunk[i]) * g }
+        }
         self.drive = drive
 
         // Phase p of input sample i: Σ_j 4·h[4j + p] · x[i − j].
@@ -213,36 +218,38 @@ public final class Overdrive: AudioEffect {
         }
     }
 
-    /// DC blocker, tone low-pass, output level.
+    /// DC blocker, tone low-pass, output level. Two short recursions the processor overlaps.
     private func postProcess(_ chunk: UnsafeMutablePointer<Float>, _ n: Int) {
         let pole = dcPole
         var level = self.level, tone = self.tone
-        var x1 = dcInput, y1 = dcOutput, s1 = toneState1, s2 = toneState2
+        var dx1 = dcInput, dy1 = dcOutput
+        var x1 = toneX1, x2 = toneX2, y1 = toneY1, y2 = toneY2
         var start = 0
         while start < n {
-            let m = min(Overdrive.subBlock, n - start)
+            let m = tone.isRamping ? min(Overdrive.subBlock, n - start) : n - start
             if tone.isRamping { updateTone(tone.skip(m)) }
-            let a1 = toneA1, a2 = toneA2, a3 = toneA3
+            // Low-pass: b2 = b0, and y[n−1] enters last (one multiply and one add per sample).
+            let b0 = toneB0, b1 = toneB1, a1 = toneA1, a2 = toneA2
+            let constantLevel = !level.isRamping, g = level.current
             for i in start..<(start + m) {
                 let x = chunk[i]
-                let y = x - x1 + pole * y1
-                x1 = x
+                let d = x - dx1 + pole * dy1
+                dx1 = x
+                dy1 = d
+                let y = (b0 * (d + x2) + b1 * x1 - a2 * y2) - a1 * y1
+                x2 = x1
+                x1 = d
+                y2 = y1
                 y1 = y
-                let v3 = y - s2
-                let v1 = a1 * s1 + a2 * v3
-                let v2 = s2 + a2 * s1 + a3 * v3
-                s1 = 2 * v1 - s1
-                s2 = 2 * v2 - s2
-                chunk[i] = v2 * level.next()
+                chunk[i] = y * (constantLevel ? g : level.next())
             }
             start += m
         }
         self.level = level
         self.tone = tone
-        dcInput = x1
-        dcOutput = y1
-        toneState1 = s1
-        toneState2 = s2
+        dcInput = dx1
+        dcOutput = dy1
+        toneX1 = x1; toneX2 = x2; toneY1 = y1; toneY2 = y2
     }
 
     /// tone 0…1 → cutoff 800 Hz…8 kHz on a log travel.
@@ -250,12 +257,13 @@ public final class Overdrive: AudioEffect {
 
     private func updateTone(_ value: Float) {
         let f = min(Overdrive.toneFrequency(value), 0.45 * sampleRate)
-        let g = tan(Double.pi * f / sampleRate)
-        let k = 2.0.squareRoot() // 1/Q
-        let a1 = 1 / (1 + g * (g + k))
-        toneA1 = Float(a1)
-        toneA2 = Float(g * a1)
-        toneA3 = Float(g * g * a1)
+        let w = 2 * Double.pi * f / sampleRate
+        let cosW = cos(w), alpha = sin(w) / (2 * 0.5.squareRoot()) // Q = 1/√2
+        let a0 = 1 + alpha
+        toneB0 = Float((1 - cosW) / 2 / a0)
+        toneB1 = Float((1 - cosW) / a0)
+        toneA1 = Float(-2 * cosW / a0)
+        toneA2 = Float((1 - alpha) / a0)
     }
 
     /// A Kaiser-windowed sinc low-pass with its −6 dB point at 20/48 of the base rate, designed

@@ -34,6 +34,14 @@ import StompboxTestSupport
         return out
     }
 
+    /// `x` with a 50 ms raised-cosine fade-in.
+    func fadedIn(_ x: [Float]) -> [Float] {
+        let n = 2400
+        return x.enumerated().map { i, v in
+            i >= n ? v : v * Float(0.5 - 0.5 * cos(Double.pi * Double(i) / Double(n)))
+        }
+    }
+
     static let continuousControls: [(EffectKind, Parameter)] = EffectKind.allCases.flatMap { kind in
         kind.controls.filter { !$0.spec.isDiscrete }.map { (kind, $0) }
     }
@@ -163,9 +171,10 @@ import StompboxTestSupport
     func turningAKnobFromEndToEndAtOnceDoesNotClick(_ kind: EffectKind, _ control: Parameter) {
         let s = control.spec
         let c = chain(kind, [control: s.minimum])
-        // A low note with an overtone, quiet enough that the limiter stays out of the way.
-        let x = zip(Signal.sine(frequency: 110, seconds: 1.6, amplitude: 0.08),
-                    Signal.sine(frequency: 330, seconds: 1.6, amplitude: 0.02)).map { $0 + $1 }
+        // A low note with an overtone, quiet enough that the limiter stays out of the way, faded
+        // in so that its own onset (and that onset's echoes) makes no corner to mistake for a click.
+        let x = fadedIn(zip(Signal.sine(frequency: 110, seconds: 1.6, amplitude: 0.08),
+                            Signal.sine(frequency: 330, seconds: 1.6, amplitude: 0.02)).map { $0 + $1 })
         let up = 24_064, down = 48_128 // multiples of the block size
         let y = render(c, x, changes: [up: [(control, s.maximum)], down: [(control, s.minimum)]])
         let finite = Measure.allFinite(y)
@@ -185,8 +194,8 @@ import StompboxTestSupport
 
     @Test(arguments: EffectKind.allCases)
     func switchingOnAndOffCrossfadesWithin10msWithoutAClick(_ kind: EffectKind) {
-        let x = zip(Signal.sine(frequency: 110, seconds: 1.2, amplitude: 0.1),
-                    Signal.sine(frequency: 440, seconds: 1.2, amplitude: 0.03)).map { $0 + $1 }
+        let x = fadedIn(zip(Signal.sine(frequency: 110, seconds: 1.2, amplitude: 0.1),
+                            Signal.sine(frequency: 440, seconds: 1.2, amplitude: 0.03)).map { $0 + $1 })
         let on = 19_200, off = 43_008 // multiples of the block size
         let fade = 480 // 10 ms
         let y = render(chain(nil), x, changes: [on: [(kind.enabledParameter, 1)], off: [(kind.enabledParameter, 0)]])
