@@ -43,7 +43,10 @@ public final class Flanger: AudioEffect {
         line.initialize(to: 0)
     }
 
-    deinit { line.deallocate() }
+    deinit {
+        line.deallocate()
+        table.deallocate()
+    }
 
     public func prepare(sampleRate: Double, maximumBlockSize: Int) {
         self.sampleRate = sampleRate

@@ -1,10 +1,11 @@
 import Foundation
 
 /// One period of a sine in a table, read with linear interpolation: the LFOs of the flanger and
-/// the tremolo use it instead of calling `sin` for every sample. Built in `init` (not on the
-/// audio thread); reading it is allocation- and lock-free.
-final class SineTable {
-    /// Points per period; a power of two so a phase maps to an index with a multiply and a mask.
+/// the tremolo use it instead of calling `sin` for every sample. A struct around a pointer, so
+/// reading it involves no reference counting: the owner builds it in its `init` (not on the
+/// audio thread) and calls `deallocate` in its `deinit`.
+struct SineTable {
+    /// Points per period.
     static let size = 1024
     private let values: UnsafeMutablePointer<Float>
 
@@ -15,7 +16,7 @@ final class SineTable {
         }
     }
 
-    deinit { values.deallocate() }
+    func deallocate() { values.deallocate() }
 
     /// sin(2π·phase) for `phase` in [0, 1). Error below 2e-6.
     @inline(__always)
