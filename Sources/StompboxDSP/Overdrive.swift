@@ -116,7 +116,7 @@ public final class Overdrive: AudioEffect {
     static func shape(_ x: Float) -> Float { saturate(x + bias) - saturate(bias) }
 
     public func process(_ block: UnsafeMutableBufferPointer<Float>) {
-        guard let base = block.baseAddress else { return }
+        guard let base = block.baseAddress, capacity > 0 else { return }
         let p = parameters
         drive.setTarget(Overdrive.driveGain(p.load(.overdriveDrive)))
         level.setTarget(decibelsToGain(p.load(.overdriveLevel)))
