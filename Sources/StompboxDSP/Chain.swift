@@ -108,7 +108,14 @@ public final class Chain {
 
         // Nothing that is not a number goes further; absurd levels are bounded.
         let inPeakBits = largestMagnitudeBits(block)
-        controls.meters.note(input: inPeakBits > 0x7f80_0000 ? 0 : Float(bitPattern: inPeakBits))
+        if inPeakBits <= 0x7f80_0000 {
+            controls.meters.note(input: Float(bitPattern: inPeakBits))
+        } else {
+            // A NaN is in there (rare): meter the largest number instead.
+            var peak: Float = 0
+            for x in block where x.isFinite { peak = max(peak, abs(x)) }
+            controls.meters.note(input: peak)
+        }
         var gain = inputGain // a local: no exclusivity check per sample
         if !gain.isRamping && gain.current == 1 && inPeakBits <= Float(64).bitPattern {
             // Unity and in range (the usual case): nothing to do.
