@@ -124,8 +124,8 @@ public final class Reverb: AudioEffect {
         return shortestDecay * pow(longestDecay / shortestDecay, s)
     }
 
-    /// Recomputes loop gains and the damping filter from the smoothed knobs (once per block,
-    /// and only while a knob moves: it costs eight `exp`).
+    /// Recomputes loop gains and the damping filter from the smoothed knobs (only while a knob
+    /// moves: it costs eight `exp`).
     private func updateLoop() {
         let rt60 = Reverb.decayTime(size: size.current)
         for i in 0..<Reverb.lineCount {
@@ -144,14 +144,18 @@ public final class Reverb: AudioEffect {
         size.setTarget(parameters.load(.reverbSize))
         damping.setTarget(parameters.load(.reverbDamping))
         mix.setTarget(parameters.load(.reverbMix))
-        if size.isRamping || damping.isRamping {
-            _ = size.skip(block.count)
-            _ = damping.skip(block.count)
-            updateLoop()
-        }
+        // While size or damping moves, the loop is recomputed every 16 samples: once per block
+        // steps the decay audibly (a faint click on a full turn).
+        let ramping = size.isRamping || damping.isRamping
+        let chunk = ramping ? min(16, scratchSize) : scratchSize
         var start = 0
         while start < block.count {
-            let n = min(block.count - start, scratchSize)
+            let n = min(block.count - start, chunk)
+            if ramping {
+                _ = size.skip(n)
+                _ = damping.skip(n)
+                updateLoop()
+            }
             render(io + start, n)
             start += n
         }
