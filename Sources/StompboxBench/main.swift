@@ -247,6 +247,22 @@ if !options.allocationsOnly {
     print("  stompbox: \(format(ns)) ns/sample, real-time factor \(format(realTime, 0))× (best of \(options.runs); output rms \(format(Double(checksum) / Double(options.runs), 4)))")
     print("  target ≤ \(format(targetNanosecondsPerSample, 0)) ns/sample: \(ns <= targetNanosecondsPerSample ? "met" : "NOT met")")
 
+    // Where the time goes: the chain with one pedal on at a time, less the chain with none.
+    func nanosecondsPerSample(only kind: EffectKind?) -> Double {
+        var fastest = Double.infinity
+        for _ in 0..<options.runs {
+            let chain = makeChain()
+            for other in EffectKind.allCases where other != kind { chain.parameters.set(other.enabledParameter, 0) }
+            chain.reset()
+            _ = work.update(fromContentsOf: riff)
+            fastest = min(fastest, run(chain, work, actions: kind == .looper ? actions : [:], countAllocations: false))
+        }
+        return fastest * 1e9 / Double(frames)
+    }
+    let bare = nanosecondsPerSample(only: nil)
+    let pedals = EffectKind.allCases.map { "\($0.rawValue) \(format(nanosecondsPerSample(only: $0) - bare))" }
+    print("  per pedal (ns/sample above the bare chain's \(format(bare))): \(pedals.joined(separator: ", "))")
+
     if options.sox {
         let folder = TemporaryFolder("stompbox-bench")
         let input = folder.file("riff.wav"), output = folder.file("out.wav")
