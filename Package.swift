@@ -11,6 +11,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // Counts heap allocations inside the audio call for `make bench` (LD_PRELOADed on Linux).
+        .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
     ],
     targets: [
         // System libraries through pkg-config.
@@ -43,13 +45,14 @@ let package = Package(
         .target(name: "StompboxTestSupport", dependencies: ["StompboxDSP"]),
         .executableTarget(name: "StompboxBench", dependencies: [
             "StompboxDSP", "StompboxAudio", "StompboxTestSupport",
+            .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
         ]),
 
         .testTarget(name: "StompboxDSPTests", dependencies: ["StompboxDSP", "StompboxTestSupport"]),
         .testTarget(name: "StompboxAudioTests", dependencies: ["StompboxAudio", "StompboxTestSupport"]),
         .testTarget(name: "StompboxCoreTests", dependencies: ["StompboxCore", "StompboxTestSupport"]),
         .testTarget(name: "StompboxUITests", dependencies: ["StompboxUI", "StompboxTestSupport"]),
-        .testTarget(name: "stompboxTests", dependencies: ["StompboxTestSupport"]),
+        .testTarget(name: "stompboxTests", dependencies: ["StompboxTestSupport", "StompboxAudio"]),
     ],
     swiftLanguageModes: [.v5]
 )

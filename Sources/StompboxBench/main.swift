@@ -1,2 +1,285 @@
+// `make bench`: the full chain, every pedal on, on 60 s of a generated guitar riff at 48 kHz in
+// blocks of 128 — ns per sample, real-time factor, heap allocations inside `chain.process`
+// (must be 0), and the same chain in sox for comparison.
+//
+// Options: --seconds S (60), --runs N (5), --no-sox, --allocations-only (no timing, no sox:
+// what the test suite runs). Exits 1 if `chain.process` allocated or allocations cannot be counted.
+
+import CAudioShim
+import Foundation
+import MallocInterposerSwift
+import StompboxAudio
 import StompboxDSP
-print("bench")
+import StompboxTestSupport
+
+let sampleRate = 48_000.0
+let blockSize = 128
+let targetNanosecondsPerSample = 40.0
+
+struct Options {
+    var seconds = 60.0
+    var runs = 5
+    var sox = true
+    var allocationsOnly = false
+
+    init(_ arguments: [String]) {
+        var i = 1
+        func value() -> String {
+            i += 1
+            guard i < arguments.count else { fatal("\(arguments[i - 1]) needs a value") }
+            return arguments[i]
+        }
+        while i < arguments.count {
+            switch arguments[i] {
+            case "--seconds": seconds = Double(value()) ?? { fatal("--seconds takes a number") }()
+            case "--runs": runs = max(1, Int(value()) ?? { fatal("--runs takes a whole number") }())
+            case "--no-sox": sox = false
+            case "--allocations-only": allocationsOnly = true; sox = false
+            default: fatal("unknown option \(arguments[i]) (use --seconds S, --runs N, --no-sox, --allocations-only)")
+            }
+            i += 1
+        }
+    }
+}
+
+func fatal(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("StompboxBench: \(message)\n".utf8))
+    exit(2)
+}
+
+// MARK: Making allocations countable
+
+nonisolated(unsafe) var probe: UnsafeMutableRawPointer?
+
+/// True when the interposer sees this process's mallocs (checked with one deliberate allocation).
+func interposerCounts() -> Bool {
+    MallocInterposerSwift.reset()
+    MallocInterposerSwift.hook()
+    probe = malloc(64)   // kept in a global, so the optimiser cannot drop the pair
+    MallocInterposerSwift.unhook()
+    free(probe)
+    let seen = MallocInterposerSwift.getStatistics().mallocCount
+    MallocInterposerSwift.reset()
+    return seen > 0
+}
+
+/// On Linux the interposer must be preloaded; if it is not, run this program again with
+/// LD_PRELOAD naming the library built beside it.
+func ensureInterposerIsLoaded() {
+    if interposerCounts() { return }
+    let env = ProcessInfo.processInfo.environment
+    let exe = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    let library = exe.deletingLastPathComponent().appendingPathComponent("libMallocInterposerSwift.so").path
+    guard env["STOMPBOX_BENCH_PRELOADED"] == nil, FileManager.default.fileExists(atPath: library) else {
+        FileHandle.standardError.write(Data("""
+            StompboxBench: cannot count heap allocations: the malloc interposer is not active \
+            (run with LD_PRELOAD=\(library)).\n
+            """.utf8))
+        exit(1)
+    }
+    setenv("LD_PRELOAD", [library, env["LD_PRELOAD"]].compactMap { $0 }.joined(separator: ":"), 1)
+    setenv("STOMPBOX_BENCH_PRELOADED", "1", 1)
+    let argv = ([exe.path] + CommandLine.arguments.dropFirst()).map { strdup($0) } + [nil]
+    execv(exe.path, argv)
+    fatal("could not restart with LD_PRELOAD: \(String(cString: strerror(errno)))")
+}
+
+// MARK: The chain with every pedal on
+
+/// Every pedal on, knobs off their defaults where a default might let a pedal take a short cut.
+func makeChain() -> Chain {
+    let chain = Chain()
+    let p = chain.parameters
+    for kind in EffectKind.allCases { p.set(kind.enabledParameter, 1) }
+    p.set(.overdriveDrive, 0.6)
+    p.set(.overdriveTone, 0.6)
+    for (band, gain) in zip(Parameter.eqBands, [3, -2, 1.5, 2, -3, 1] as [Float]) { p.set(band, gain) }
+    p.set(.flangerRate, 0.4)
+    p.set(.tremoloRate, 5)
+    p.set(.tremoloShape, 0)
+    p.set(.delayTime, 350)
+    p.set(.delayFeedback, 0.4)
+    p.set(.reverbSize, 0.6)
+    p.set(.reverbMix, 0.3)
+    p.set(.looperLevel, 0.8)
+    chain.prepare(sampleRate: sampleRate, maximumBlockSize: blockSize)
+    return chain
+}
+
+/// The looper's footwork: record 8 s, play, overdub, play, overdub, undo, play on.
+let looperTimeline: [(seconds: Double, action: LooperAction)] = [
+    (1, .tap), (9, .tap), (17, .tap), (25, .tap), (33, .tap), (41, .tap), (45, .undo), (49, .tap), (53, .tap),
+]
+
+/// Looper actions by block index (scaled to the render's length when it is shorter than 60 s).
+func looperActions(seconds: Double) -> [Int: LooperAction] {
+    var byBlock: [Int: LooperAction] = [:]
+    let scale = min(1, seconds / 60)
+    for (t, action) in looperTimeline {
+        byBlock[Int(t * scale * sampleRate) / blockSize] = action
+    }
+    return byBlock
+}
+
+/// One pass over `signal` in blocks. With `countAllocations`, only `chain.process` runs with
+/// the interposer counting. Returns the elapsed seconds.
+func run(_ chain: Chain, _ signal: UnsafeMutableBufferPointer<Float>, actions: [Int: LooperAction],
+         countAllocations: Bool) -> Double {
+    let blocks = signal.count / blockSize
+    let base = signal.baseAddress!
+    let start = DispatchTime.now().uptimeNanoseconds
+    for b in 0..<blocks {
+        if let action = actions[b] { chain.controls.looper.send(action) }
+        let block = UnsafeMutableBufferPointer(start: base + b * blockSize, count: blockSize)
+        if countAllocations {
+            MallocInterposerSwift.hook()
+            chain.process(block)
+            MallocInterposerSwift.unhook()
+        } else {
+            chain.process(block)
+        }
+    }
+    return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+}
+
+// MARK: sox
+
+/// Seconds sox takes for `effects` on `input` (best of `runs`), or nil when sox is missing.
+func timeSox(input: String, output: String, effects: [String], runs: Int) -> Double? {
+    guard let sox = ["/usr/bin/sox", "/usr/local/bin/sox"].first(where: FileManager.default.isExecutableFile) else {
+        return nil
+    }
+    var best = Double.infinity
+    for _ in 0..<runs {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: sox)
+        process.arguments = ["-q", input, output] + effects
+        process.standardError = FileHandle.nullDevice
+        // sox runs as it would from a shell, without our malloc interposer preloaded.
+        var environment = ProcessInfo.processInfo.environment
+        environment["LD_PRELOAD"] = nil
+        process.environment = environment
+        let start = DispatchTime.now().uptimeNanoseconds
+        do { try process.run() } catch { return nil }
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            FileHandle.standardError.write(Data("StompboxBench: sox failed (\(effects.joined(separator: " ")))\n".utf8))
+            return nil
+        }
+        best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    }
+    return best
+}
+
+/// The same pedals in sox, in the same order and close to the same settings.
+let soxChain: [String] = [
+    "overdrive", "20", "20",
+    "equalizer", "100", "1q", "3", "equalizer", "250", "1q", "-2", "equalizer", "630", "1q", "1.5",
+    "equalizer", "1600", "1q", "2", "equalizer", "4000", "1q", "-3", "equalizer", "10000", "1q", "1",
+    "flanger",
+    "tremolo", "5", "100",
+    "echos", "0.8", "0.7", "350", "0.4",
+    "reverb", "60",
+]
+
+func writeWAV(_ samples: [Float], to path: String) {
+    do {
+        try AudioFile.write(AudioBuffer(samples: samples, sampleRate: Int(sampleRate), channels: 1), to: path)
+    } catch {
+        fatal("cannot write the input for sox: \(error)")
+    }
+}
+
+func format(_ value: Double, _ places: Int = 1) -> String { String(format: "%.\(places)f", value) }
+
+// MARK: Main
+
+let options = Options(CommandLine.arguments)
+ensureInterposerIsLoaded()
+// As the live audio thread does: denormals flushed to zero.
+stompbox_enable_flush_to_zero()
+
+let frames = Int(options.seconds * sampleRate) / blockSize * blockSize
+guard frames > 0 else { fatal("--seconds is too short for one block") }
+let riff = Signal.guitarRiff(seconds: Double(frames) / sampleRate, sampleRate: sampleRate)
+let actions = looperActions(seconds: options.seconds)
+let work = UnsafeMutableBufferPointer<Float>.allocate(capacity: frames)
+defer { work.deallocate() }
+
+print("Stompbox bench: \(format(Double(frames) / sampleRate)) s of guitar at \(Int(sampleRate)) Hz, blocks of \(blockSize), every pedal on, looper recording/playing/overdubbing")
+
+// Allocations: full passes with counting on around each `chain.process` call only. The first
+// pass on a fresh process also counts the Swift runtime's one-time set-up of type metadata,
+// which unspecialised debug code does lazily on first use; the second pass, on a new chain, is
+// the steady state every block must meet. Release builds must show 0 in both.
+func countAllocations() -> (count: Int, bytes: Int) {
+    let chain = makeChain()
+    _ = work.update(fromContentsOf: riff)
+    MallocInterposerSwift.reset()
+    _ = run(chain, work, actions: actions, countAllocations: true)
+    let stats = MallocInterposerSwift.getStatistics()
+    return (stats.mallocCount, stats.mallocBytesCount)
+}
+_ = work.initialize(from: riff)
+let firstPass = countAllocations()
+let steady = countAllocations()
+let blocks = frames / blockSize
+#if DEBUG
+let isDebugBuild = true
+#else
+let isDebugBuild = false
+#endif
+print("  heap allocations in chain.process: \(steady.count) in \(blocks) blocks (\(format(Double(steady.count) / Double(blocks), 3)) per block, \(steady.bytes) bytes); first pass: \(firstPass.count)\(isDebugBuild && firstPass.count > 0 ? " (one-time runtime metadata of a debug build)" : "")")
+guard Measure.allFinite(work), Measure.peak(work) <= 1 else { fatal("the chain's output is not finite or exceeds ±1") }
+let allocationFailure = steady.count != 0 || (!isDebugBuild && firstPass.count != 0)
+
+if !options.allocationsOnly {
+    var best = Double.infinity
+    var checksum: Float = 0
+    for _ in 0..<options.runs {
+        let chain = makeChain()
+        _ = work.update(fromContentsOf: riff)
+        best = min(best, run(chain, work, actions: actions, countAllocations: false))
+        checksum += Measure.rms(work)
+    }
+    let ns = best * 1e9 / Double(frames)
+    let realTime = Double(frames) / sampleRate / best
+    print("  stompbox: \(format(ns)) ns/sample, real-time factor \(format(realTime, 0))× (best of \(options.runs); output rms \(format(Double(checksum) / Double(options.runs), 4)))")
+    print("  target ≤ \(format(targetNanosecondsPerSample, 0)) ns/sample: \(ns <= targetNanosecondsPerSample ? "met" : "NOT met")")
+
+    // Where the time goes: the chain with one pedal on at a time, less the chain with none.
+    func nanosecondsPerSample(only kind: EffectKind?) -> Double {
+        var fastest = Double.infinity
+        for _ in 0..<options.runs {
+            let chain = makeChain()
+            for other in EffectKind.allCases where other != kind { chain.parameters.set(other.enabledParameter, 0) }
+            chain.reset()
+            _ = work.update(fromContentsOf: riff)
+            fastest = min(fastest, run(chain, work, actions: kind == .looper ? actions : [:], countAllocations: false))
+        }
+        return fastest * 1e9 / Double(frames)
+    }
+    let bare = nanosecondsPerSample(only: nil)
+    let pedals = EffectKind.allCases.map { "\($0.rawValue) \(format(nanosecondsPerSample(only: $0) - bare))" }
+    print("  per pedal (ns/sample above the bare chain's \(format(bare))): \(pedals.joined(separator: ", "))")
+
+    if options.sox {
+        let folder = TemporaryFolder("stompbox-bench")
+        let input = folder.file("riff.wav"), output = folder.file("out.wav")
+        writeWAV(riff, to: input)
+        let soxRuns = min(options.runs, 3)
+        if let withEffects = timeSox(input: input, output: output, effects: soxChain, runs: soxRuns),
+           let copyOnly = timeSox(input: input, output: output, effects: [], runs: soxRuns) {
+            let soxNs = withEffects * 1e9 / Double(frames)
+            let ioNs = copyOnly * 1e9 / Double(frames)
+            print("  sox:      \(format(soxNs)) ns/sample for overdrive, 6× equalizer, flanger, tremolo, echos, reverb (of which \(format(ioNs)) ns/sample is reading and writing the files); stompbox is \(format(soxNs / ns))× faster")
+        } else {
+            print("  sox:      not installed (apt-get install sox) — no comparison")
+        }
+    }
+}
+
+if allocationFailure {
+    FileHandle.standardError.write(Data("StompboxBench: FAIL: chain.process allocated (\(firstPass.count) times on the first pass, \(steady.count) after); the audio thread must not allocate\n".utf8))
+    exit(1)
+}

@@ -48,7 +48,7 @@ public struct Preset: Equatable, Sendable {
             switch spec.scale {
             case .toggle: object[spec.id] = .bool(v >= 0.5)
             case .choice(let names): object[spec.id] = .string(names[Int(v)])
-            case .linear, .logarithmic: object[spec.id] = .number(Double(v))
+            case .linear, .logarithmic: object[spec.id] = .shortest(v)
             }
         }
         return .object(object)
@@ -68,7 +68,7 @@ public struct Preset: Equatable, Sendable {
     public init(jsonData data: Data) throws(PresetError) {
         let value: JSONValue
         do { value = try JSONValue.parse(data) } catch {
-            throw .notJSON(Preset.describe(error))
+            throw .notJSON(error.description)
         }
         try self.init(json: value)
     }
@@ -79,7 +79,10 @@ public struct Preset: Equatable, Sendable {
         guard format == Preset.format else { throw .wrongFormat(found: format, expected: Preset.format) }
         guard case .number(let version)? = top["version"] else { throw .missingField("version") }
         guard version == version.rounded(), version >= 1 else { throw .wrongType(field: "version", expected: "a whole number ≥ 1") }
-        guard Int(version) <= Preset.version else { throw .newerVersion(Int(version), supported: Preset.version) }
+        // Compared as a Double: a huge version number must not trap converting to Int.
+        guard version <= Double(Preset.version) else {
+            throw .newerVersion(Int(exactly: version) ?? Int.max, supported: Preset.version)
+        }
         guard case .string(let name)? = top["name"] else { throw .missingField("name") }
         self.init(name: name)
         guard let params = top["parameters"] else { return }
@@ -111,14 +114,6 @@ public struct Preset: Equatable, Sendable {
         default:
             throw .wrongType(field: spec.id, expected: "a number, found \(value.kindName)")
         }
-    }
-
-    static func describe(_ error: Error) -> String {
-        if case DecodingError.dataCorrupted(let context) = error {
-            let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
-            return underlying ?? context.debugDescription
-        }
-        return "\(error)"
     }
 }
 

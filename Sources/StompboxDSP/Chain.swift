@@ -106,15 +106,32 @@ public final class Chain {
         inputGain.setTarget(decibelsToGain(p.load(.inputGain)))
         outputGain.setTarget(decibelsToGain(p.load(.outputGain)))
 
-        var inPeak: Float = 0
-        for i in block.indices {
-            var x = block[i]
-            // Nothing that is not a number goes further; absurd levels are bounded.
-            if !x.isFinite { x = 0 }
-            inPeak = max(inPeak, abs(x))
-            block[i] = min(max(x * inputGain.next(), -64), 64)
+        // Nothing that is not a number goes further; absurd levels are bounded.
+        let inPeakBits = largestMagnitudeBits(block)
+        if inPeakBits <= 0x7f80_0000 {
+            controls.meters.note(input: Float(bitPattern: inPeakBits))
+        } else {
+            // A NaN is in there (rare): meter the largest number instead.
+            var peak: Float = 0
+            for x in block where x.isFinite { peak = max(peak, abs(x)) }
+            controls.meters.note(input: peak)
         }
-        controls.meters.note(input: inPeak)
+        var gain = inputGain // a local: no exclusivity check per sample
+        if !gain.isRamping && gain.current == 1 && inPeakBits <= Float(64).bitPattern {
+            // Unity and in range (the usual case): nothing to do.
+        } else if !gain.isRamping {
+            let g = gain.current
+            for i in block.indices {
+                let x = block[i]
+                block[i] = x.isFinite ? min(max(x * g, -64), 64) : 0
+            }
+        } else {
+            for i in block.indices {
+                let x = block[i]
+                block[i] = x.isFinite ? min(max(x * gain.next(), -64), 64) : 0
+            }
+        }
+        inputGain = gain
 
         overdriveSlot.run(overdrive, block, dry: dry, parameters: p)
         eqSlot.run(eq, block, dry: dry, parameters: p)
@@ -123,12 +140,18 @@ public final class Chain {
         delaySlot.run(delay, block, dry: dry, parameters: p)
         reverbSlot.run(reverb, block, dry: dry, parameters: p)
         looperSlot.run(looper, block, dry: dry, parameters: p)
+        // A real looper ignores its footswitch while it is off: drop requests made meanwhile.
+        if looperSlot.isBypassed { looper.skipPendingRequests() }
 
-        for i in block.indices { block[i] *= outputGain.next() }
-        limiter.process(block)
-        var outPeak: Float = 0
-        for x in block { outPeak = max(outPeak, abs(x)) }
-        controls.meters.note(output: outPeak)
+        gain = outputGain
+        if gain.isRamping {
+            for i in block.indices { block[i] *= gain.next() }
+        } else if gain.current != 1 {
+            let g = gain.current
+            for i in block.indices { block[i] *= g }
+        }
+        outputGain = gain
+        controls.meters.note(output: limiter.process(block))
     }
 
     private func withSlot(_ kind: EffectKind, _ body: (inout PedalSlot) -> Void) {
@@ -152,6 +175,9 @@ struct PedalSlot {
     private var mix: Float = 0
     private var target: Float = 0
     private var step: Float = 1.0 / 240
+
+    /// True while the pedal is fully out of the chain (its `process` is not being called).
+    var isBypassed: Bool { mix == 0 && target == 0 }
 
     init(_ enabled: Parameter, resetsWhenSwitchedOn: Bool = true) {
         self.enabled = enabled
@@ -183,9 +209,9 @@ struct PedalSlot {
         _ = dry.baseAddress!.update(from: block.baseAddress!, count: block.count)
         effect.process(block)
 
-        var finite = true
-        for x in block where !x.isFinite { finite = false; break }
-        if !finite {
+        // One vectorised scan: the largest magnitude's bits reach the exponent's all-ones
+        // pattern only for ±∞ or NaN.
+        if largestMagnitudeBits(block) >= 0x7f80_0000 {
             effect.reset()
             _ = block.baseAddress!.update(from: dry.baseAddress!, count: block.count)
             return

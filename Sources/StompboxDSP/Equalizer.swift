@@ -1,17 +1,283 @@
 import Foundation
 
-/// PLACEHOLDER: passes the signal through until the effect is written.
+/// Six peaking filters in series (RBJ audio-EQ-cookbook biquads) at `bandFrequencies`, gains
+/// from `eq.band1_db…eq.band6_db`. Zero latency. While a slider moves, its gain is ramped
+/// (~20 ms) and the band's coefficients recomputed every 16 samples, so nothing zippers. A
+/// band at exactly 0 dB and not ramping is skipped, so a flat EQ passes the signal bit-exact.
+///
+/// The active bands run in passes of up to three, their states held in registers and the three
+/// applied one after another per sample, so the processor overlaps their recursions. Filters
+/// in series commute, so a band that comes in (at 0 dB, the identity) is put first in line
+/// and given the raw input's history, and a band that has settled back at 0 dB simply
+/// leaves: neither disturbs the others.
+///
+/// Threads: `init`/`prepare` off the audio thread; `process`/`reset` on it, allocation-free.
 public final class Equalizer: AudioEffect {
     /// Centre frequencies of the six peaking bands.
     public static let bandFrequencies: [Double] = [100, 250, 630, 1600, 4000, 10000]
+    /// Bandwidth of about 1.3 octaves, the spacing of the bands: Q = √(2^N) / (2^N − 1).
+    public static let q: Double = {
+        let r = pow(2, 1.3)
+        return r.squareRoot() / (r - 1)
+    }()
+    static let bandCount = 6
+    static let subBlock = 16
 
     let parameters: ParameterStore
+    private var sampleRate: Double = 48_000
+    private let bands: UnsafeMutablePointer<PeakingBand>
+    /// The active bands in processing order (indices into `bands`).
+    private let order: UnsafeMutablePointer<Int>
+    private var activeCount = 0
+    /// The last two input samples, for a band that comes in.
+    private var input1 = 0.0, input2 = 0.0
 
     public init(parameters: ParameterStore) {
         self.parameters = parameters
+        bands = .allocate(capacity: Equalizer.bandCount)
+        for b in 0..<Equalizer.bandCount {
+            (bands + b).initialize(to: PeakingBand(frequency: Equalizer.bandFrequencies[b]))
+        }
+        order = .allocate(capacity: Equalizer.bandCount)
+        order.initialize(repeating: 0, count: Equalizer.bandCount)
     }
 
-    public func prepare(sampleRate: Double, maximumBlockSize: Int) {}
-    public func reset() {}
-    public func process(_ block: UnsafeMutableBufferPointer<Float>) {}
+    deinit {
+        bands.deinitialize(count: Equalizer.bandCount)
+        bands.deallocate()
+        order.deallocate()
+    }
+
+    public func prepare(sampleRate: Double, maximumBlockSize: Int) {
+        self.sampleRate = sampleRate
+        for b in 0..<Equalizer.bandCount { bands[b].prepare(sampleRate: sampleRate) }
+        reset()
+    }
+
+    public func reset() {
+        activeCount = 0
+        input1 = 0
+        input2 = 0
+        for b in 0..<Equalizer.bandCount {
+            bands[b].snap(gainDB: parameters.load(Equalizer.bandParameter(b)))
+            if bands[b].gain.current != 0 {
+                order[activeCount] = b
+                activeCount += 1
+            }
+        }
+    }
+
+    /// `eq.band<b+1>_db` without touching an array on the audio thread.
+    @inline(__always)
+    static func bandParameter(_ b: Int) -> Parameter {
+        Parameter(rawValue: Parameter.eqBand1.rawValue + b)!
+    }
+
+    private func isActive(_ b: Int) -> Bool {
+        for k in 0..<activeCount where order[k] == b { return true }
+        return false
+    }
+
+    public func process(_ block: UnsafeMutableBufferPointer<Float>) {
+        guard let base = block.baseAddress, block.count > 0 else { return }
+        // Sanitise once here so a non-finite sample cannot poison the filter states.
+        for i in block.indices where !block[i].isFinite { block[i] = 0 }
+        let bands = self.bands, order = self.order
+        for b in 0..<Equalizer.bandCount {
+            bands[b].gain.setTarget(parameters.load(Equalizer.bandParameter(b)))
+        }
+
+        var ramping = false
+        for b in 0..<Equalizer.bandCount where bands[b].gain.isRamping { ramping = true }
+        // Sub-blocks only while a slider moves; otherwise the whole block in one pass.
+        let step = ramping ? Equalizer.subBlock : block.count
+        var start = 0
+        while start < block.count {
+            let n = min(step, block.count - start)
+            let x = base + start
+            for b in 0..<Equalizer.bandCount where bands[b].gain.isRamping {
+                bands[b].setCoefficients(gainDB: bands[b].gain.skip(n))
+                if !isActive(b) {
+                    // In at the front, continuing from the raw input as the identity would.
+                    for k in stride(from: activeCount, to: 0, by: -1) { order[k] = order[k - 1] }
+                    order[0] = b
+                    activeCount += 1
+                    bands[b].continueFrom(input1, input2)
+                }
+            }
+            input2 = n > 1 ? Double(x[n - 2]) : input1
+            input1 = Double(x[n - 1])
+
+            let count = activeCount
+            if count > 0 {
+                // Up to three bands per pass, held in registers, one after another per sample
+                // so the processor overlaps their recursions.
+                var k = 0
+                while k < count {
+                    switch count - k {
+                    case 1:
+                        Equalizer.run(x, n, bands + order[k])
+                        k += 1
+                    case 2:
+                        Equalizer.run(x, n, bands + order[k], bands + order[k + 1])
+                        k += 2
+                    default:
+                        Equalizer.run(x, n, bands + order[k], bands + order[k + 1], bands + order[k + 2])
+                        k += 3
+                    }
+                }
+                // A band back at 0 dB whose last ramp has died away leaves the line.
+                var kept = 0
+                for k in 0..<count {
+                    let b = order[k]
+                    if !bands[b].isSettledFlat {
+                        order[kept] = b
+                        kept += 1
+                    }
+                }
+                activeCount = kept
+            }
+            start += n
+        }
+        for k in 0..<activeCount { bands[order[k]].flushDenormals() }
+    }
+
+    private static func run(_ x: UnsafeMutablePointer<Float>, _ n: Int, _ a: UnsafeMutablePointer<PeakingBand>) {
+        var f = a.pointee.filter
+        for i in 0..<n { x[i] = Float(f.tick(Double(x[i]))) }
+        a.pointee.filter = f
+    }
+
+    private static func run(_ x: UnsafeMutablePointer<Float>, _ n: Int, _ a: UnsafeMutablePointer<PeakingBand>,
+                            _ b: UnsafeMutablePointer<PeakingBand>) {
+        var f = a.pointee.filter, g = b.pointee.filter
+        for i in 0..<n { x[i] = Float(g.tick(f.tick(Double(x[i])))) }
+        a.pointee.filter = f
+        b.pointee.filter = g
+    }
+
+    private static func run(_ x: UnsafeMutablePointer<Float>, _ n: Int, _ a: UnsafeMutablePointer<PeakingBand>,
+                            _ b: UnsafeMutablePointer<PeakingBand>, _ c: UnsafeMutablePointer<PeakingBand>) {
+        var f = a.pointee.filter, g = b.pointee.filter, h = c.pointee.filter
+        for i in 0..<n { x[i] = Float(h.tick(g.tick(f.tick(Double(x[i]))))) }
+        a.pointee.filter = f
+        b.pointee.filter = g
+        c.pointee.filter = h
+    }
+
+    /// The combined response in dB of the six bands at `hz` with `bandGains` (dB, one per band),
+    /// from the same coefficients the filter runs. For the GUI's curve; any thread.
+    public static func magnitudeDecibels(atFrequency hz: Double, bandGains: [Double], sampleRate: Double) -> Double {
+        var total = 0.0
+        for (b, gain) in bandGains.prefix(bandCount).enumerated() where gain != 0 {
+            let c = PeakingCoefficients(frequency: bandFrequencies[b], gainDB: gain, q: q, sampleRate: sampleRate)
+            total += c.magnitudeDecibels(atFrequency: hz, sampleRate: sampleRate)
+        }
+        return total
+    }
+}
+
+/// Normalised biquad coefficients (a0 = 1) of an RBJ peaking filter. The gain at the centre
+/// frequency is exactly `gainDB`.
+struct PeakingCoefficients {
+    var b0 = 1.0, b1 = 0.0, b2 = 0.0, a1 = 0.0, a2 = 0.0
+
+    init() {}
+
+    init(frequency: Double, gainDB: Double, q: Double, sampleRate: Double) {
+        let w0 = 2 * Double.pi * min(frequency, 0.49 * sampleRate) / sampleRate
+        self.init(cosW0: cos(w0), alpha: sin(w0) / (2 * q), gainDB: gainDB)
+    }
+
+    /// The form used per sub-block: cos ω0 and α depend only on the band, not the gain.
+    init(cosW0: Double, alpha: Double, gainDB: Double) {
+        let a = pow(10, gainDB / 40)
+        let a0 = 1 + alpha / a
+        b0 = (1 + alpha * a) / a0
+        b1 = -2 * cosW0 / a0
+        b2 = (1 - alpha * a) / a0
+        a1 = b1
+        a2 = (1 - alpha / a) / a0
+    }
+
+    /// |H(e^jω)| in dB.
+    func magnitudeDecibels(atFrequency hz: Double, sampleRate: Double) -> Double {
+        let w = 2 * Double.pi * hz / sampleRate
+        let c1 = cos(w), s1 = sin(w), c2 = cos(2 * w), s2 = sin(2 * w)
+        let nr = b0 + b1 * c1 + b2 * c2, ni = -(b1 * s1 + b2 * s2)
+        let dr = 1 + a1 * c1 + a2 * c2, di = -(a1 * s1 + a2 * s2)
+        return 10 * log10((nr * nr + ni * ni) / (dr * dr + di * di))
+    }
+}
+
+/// One band: its smoothed gain, its coefficients and its state. Direct form I, in Double so the
+/// 100 Hz band keeps its precision: its state is the signal itself, so when the coefficients
+/// move (a slider ramp) the output barely jumps, where transposed forms, whose state mixes
+/// coefficients and signal, zipper audibly.
+struct PeakingBand {
+    let frequency: Double
+    var gain = SmoothedValue(0)
+    private var cosW0 = 1.0
+    private var alpha = 0.1
+    var filter = Biquad()
+
+    init(frequency: Double) { self.frequency = frequency }
+
+    mutating func prepare(sampleRate: Double) {
+        let w0 = 2 * Double.pi * min(frequency, 0.49 * sampleRate) / sampleRate
+        cosW0 = cos(w0)
+        alpha = sin(w0) / (2 * Equalizer.q)
+        gain.prepare(sampleRate: sampleRate)
+    }
+
+    mutating func snap(gainDB: Float) {
+        gain.snap(to: gainDB)
+        setCoefficients(gainDB: gainDB)
+        continueFrom(0, 0)
+    }
+
+    mutating func setCoefficients(gainDB: Float) {
+        let c = PeakingCoefficients(cosW0: cosW0, alpha: alpha, gainDB: Double(gainDB))
+        filter.b0 = c.b0; filter.b1 = c.b1; filter.b2 = c.b2; filter.a1 = c.a1; filter.a2 = c.a2
+    }
+
+    /// The state of an identity filter that has seen `last` and, before it, `previous`.
+    mutating func continueFrom(_ last: Double, _ previous: Double) {
+        filter.x1 = last; filter.y1 = last
+        filter.x2 = previous; filter.y2 = previous
+    }
+
+    /// At 0 dB, not ramping, and the output equals the input again (to 1e-12).
+    var isSettledFlat: Bool {
+        !gain.isRamping && gain.current == 0
+            && abs(filter.y1 - filter.x1) < 1e-12 && abs(filter.y2 - filter.x2) < 1e-12
+    }
+
+    mutating func flushDenormals() { filter.flushDenormals() }
+}
+
+/// A peaking biquad (b1 = a1) in direct form I with its coefficients (a0 = 1).
+struct Biquad {
+    var b0 = 1.0, b1 = 0.0, b2 = 0.0, a1 = 0.0, a2 = 0.0
+    var x1 = 0.0, x2 = 0.0, y1 = 0.0, y2 = 0.0
+
+    @inline(__always)
+    mutating func tick(_ x: Double) -> Double {
+        // A peaking filter has b1 = a1, which saves a multiply; y[n−1] enters last, so the
+        // recursion's critical path is a subtraction, a multiply and an add.
+        let y = (b0 * x + b2 * x2 - a2 * y2) + a1 * (x1 - y1)
+        x2 = x1
+        x1 = x
+        y2 = y1
+        y1 = y
+        return y
+    }
+
+    /// A decaying state ends in exact zero instead of denormals.
+    mutating func flushDenormals() {
+        if abs(x1) < 1e-25 { x1 = 0 }
+        if abs(x2) < 1e-25 { x2 = 0 }
+        if abs(y1) < 1e-25 { y1 = 0 }
+        if abs(y2) < 1e-25 { y2 = 0 }
+    }
 }

@@ -1,14 +1,289 @@
 import Foundation
 
-/// PLACEHOLDER: passes the signal through until the effect is written.
+/// An algorithmic reverb: four series allpass diffusers feed an eight-line feedback delay
+/// network (29…74 ms lines) mixed by an orthogonal matrix (H2 ⊗ Householder4: every line feeds
+/// every other with equal weight, and the network itself neither gains nor loses energy).
+/// Each line's output passes a gain that sets the decay time and a one-pole low-pass that
+/// damps high frequencies faster, the way air and soft walls do. The eight lines run as two
+/// 4-wide vectors (about 12 ns a sample on the development machine).
+///
+/// - `reverb.size` sets the low-frequency decay time RT60 from `shortestDecay` to
+///   `longestDecay` (exponentially: equal knob travel, equal ratio).
+/// - `reverb.damping` lowers the loop low-pass from no filtering (0) to a few kHz (1).
+/// - `reverb.mix` is the wet level; the dry signal stays at unity.
+///
+/// Every loop gain is below 1 and every filter passive, so no setting rings forever; a
+/// denormal flush makes the tail end in exact silence.
+///
+/// Thread contract: `prepare` off the audio thread (allocates); `reset` and `process` on the
+/// audio thread, allocation- and lock-free.
 public final class Reverb: AudioEffect {
     let parameters: ParameterStore
 
+    /// RT60 at size 0 and size 1, in seconds.
+    public static let shortestDecay = 0.25
+    public static let longestDecay = 7.0
+
+    /// Delay line lengths in ms: spread over 29…74 ms, rounded to primes at the running rate.
+    static let lineTimes: [Double] = [29.7, 37.1, 41.1, 43.7, 53.3, 59.3, 67.1, 73.9]
+    /// Input diffusers (ms) and their coefficient.
+    static let diffuserTimes: [Double] = [4.77, 3.59, 12.73, 9.31]
+    static let diffusion: Float = 0.62
+    /// Wet output scaling, chosen so the default setting sits a little below the dry level.
+    static let outputGain: Float = 0.35
+
+    private static let lineCount = 8
+    private static let diffuserCount = 4
+
+    private var sampleRate = 48_000.0
+
+    /// Eight lines of `lineSize` samples each, interleaved: one frame of eight values per time
+    /// step (a step's writes are two vector stores). Every frame is written twice, at `w` and
+    /// `w + lineSize`, so each read `lineSize - delay` frames after `w` needs no wrap-around.
+    private var lines = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+    private var lineSize = 1
+    private var lineIndex = 0
+    private var lineDelays = UnsafeMutablePointer<Int>.allocate(capacity: lineCount)
+    /// Per-line loop gain (sets the decay) and low-pass state.
+    private var lineGains = UnsafeMutablePointer<Float>.allocate(capacity: lineCount)
+    private var lowpassA = SIMD4<Float>.zero
+    private var lowpassB = SIMD4<Float>.zero
+    /// One-pole coefficient: y += dampingCoefficient * (x - y); 1 = no damping.
+    private var dampingCoefficient: Float = 1
+
+    private var diffusers = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+    private var diffuserSize = 1
+    private var diffuserIndex = 0
+    private var diffuserDelays = UnsafeMutablePointer<Int>.allocate(capacity: diffuserCount)
+
+    /// The block's diffused input, then its wet signal.
+    private var scratch = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+    private var scratchSize = 1
+
+    private var size = SmoothedValue(Parameter.reverbSize.spec.defaultValue)
+    private var damping = SmoothedValue(Parameter.reverbDamping.spec.defaultValue)
+    private var mix = SmoothedValue(Parameter.reverbMix.spec.defaultValue)
+
     public init(parameters: ParameterStore) {
         self.parameters = parameters
+        prepare(sampleRate: 48_000, maximumBlockSize: 1)
     }
 
-    public func prepare(sampleRate: Double, maximumBlockSize: Int) {}
-    public func reset() {}
-    public func process(_ block: UnsafeMutableBufferPointer<Float>) {}
+    deinit {
+        lines.deallocate()
+        lineDelays.deallocate()
+        lineGains.deallocate()
+        diffusers.deallocate()
+        diffuserDelays.deallocate()
+        scratch.deallocate()
+    }
+
+    /// Sizes the lines for `sampleRate`. Not on the audio thread.
+    public func prepare(sampleRate: Double, maximumBlockSize: Int) {
+        self.sampleRate = sampleRate
+        let lengths = Reverb.lineTimes.map { Reverb.prime(near: $0 * sampleRate / 1000) }
+        lineSize = Reverb.powerOfTwo(above: lengths.max()!)
+        lines.deallocate()
+        lines = .allocate(capacity: 2 * lineSize * Reverb.lineCount)
+        for (i, d) in lengths.enumerated() { lineDelays[i] = d }
+
+        let diffuserLengths = Reverb.diffuserTimes.map { Reverb.prime(near: $0 * sampleRate / 1000) }
+        diffuserSize = Reverb.powerOfTwo(above: diffuserLengths.max()!)
+        diffusers.deallocate()
+        diffusers = .allocate(capacity: diffuserSize * Reverb.diffuserCount)
+        for (i, d) in diffuserLengths.enumerated() { diffuserDelays[i] = d }
+
+        scratchSize = max(1, min(maximumBlockSize, 4096))
+        scratch.deallocate()
+        scratch = .allocate(capacity: scratchSize)
+        scratch.initialize(repeating: 0, count: scratchSize)
+
+        size.prepare(sampleRate: sampleRate)
+        damping.prepare(sampleRate: sampleRate)
+        mix.prepare(sampleRate: sampleRate)
+        reset()
+    }
+
+    /// Clears the tail and snaps the knobs to their parameters. Audio thread safe.
+    public func reset() {
+        lines.update(repeating: 0, count: 2 * lineSize * Reverb.lineCount)
+        diffusers.update(repeating: 0, count: diffuserSize * Reverb.diffuserCount)
+        lowpassA = .zero
+        lowpassB = .zero
+        lineIndex = 0
+        diffuserIndex = 0
+        size.snap(to: parameters.load(.reverbSize))
+        damping.snap(to: parameters.load(.reverbDamping))
+        mix.snap(to: parameters.load(.reverbMix))
+        updateLoop()
+    }
+
+    /// The decay time for a size: RT60 in seconds.
+    public static func decayTime(size: Float) -> Double {
+        let s = Double(min(max(size.isFinite ? size : 0, 0), 1))
+        return shortestDecay * pow(longestDecay / shortestDecay, s)
+    }
+
+    /// Recomputes loop gains and the damping filter from the smoothed knobs (only while a knob
+    /// moves: it costs eight `exp`).
+    private func updateLoop() {
+        let rt60 = Reverb.decayTime(size: size.current)
+        for i in 0..<Reverb.lineCount {
+            // -60 dB after rt60 seconds: each pass of d samples loses 60 dB · d / (rt60 · rate).
+            lineGains[i] = Float(exp(-6.907755 * Double(lineDelays[i]) / (rt60 * sampleRate)))
+        }
+        // Damping 1 puts the loop low-pass's corner near 2.5 kHz; 0 removes it.
+        let d = Double(min(max(damping.current, 0), 1))
+        let pole = d * exp(-2 * Double.pi * 2500 / sampleRate)
+        dampingCoefficient = Float(1 - pole)
+    }
+
+    /// Audio thread.
+    public func process(_ block: UnsafeMutableBufferPointer<Float>) {
+        guard let io = block.baseAddress else { return }
+        size.setTarget(parameters.load(.reverbSize))
+        damping.setTarget(parameters.load(.reverbDamping))
+        mix.setTarget(parameters.load(.reverbMix))
+        // While size or damping moves, the loop is recomputed every 16 samples: once per block
+        // steps the decay audibly (a faint click on a full turn).
+        let ramping = size.isRamping || damping.isRamping
+        let chunk = ramping ? min(16, scratchSize) : scratchSize
+        var start = 0
+        while start < block.count {
+            let n = min(block.count - start, chunk)
+            if ramping {
+                _ = size.skip(n)
+                _ = damping.skip(n)
+                updateLoop()
+            }
+            render(io + start, n)
+            start += n
+        }
+    }
+
+    /// Stages over the whole (sub-)block, each a loop without a long serial dependency, so the
+    /// processor overlaps successive samples: sanitise → four allpasses → network → mix.
+    private func render(_ io: UnsafeMutablePointer<Float>, _ n: Int) {
+        let u = scratch
+        // Input diffusion: Schroeder allpasses smear the attack into a dense cloud. One loop
+        // per allpass: a chain of four in one loop would be a long serial dependency per
+        // sample, while a loop per stage lets the processor overlap successive samples.
+        let k = Reverb.diffusion
+        let diffuserMask = diffuserSize - 1
+        let v = diffuserIndex
+        for stage in 0..<Reverb.diffuserCount {
+            let line = diffusers + stage * diffuserSize
+            let e = diffuserDelays[stage]
+            for i in 0..<n {
+                let input: Float
+                if stage == 0 {
+                    // The input, sanitised in place on the way: non-finite samples become silence.
+                    input = io[i].isFinite ? io[i] : 0
+                    io[i] = input
+                } else {
+                    input = u[i]
+                }
+                let delayed = line[(v &+ i &- e) & diffuserMask]
+                let stored = Reverb.flush(input + k * delayed)
+                line[(v &+ i) & diffuserMask] = stored
+                u[i] = delayed - k * stored
+            }
+        }
+        diffuserIndex = (v &+ n) & diffuserMask
+
+        let lines = self.lines, lineMask = lineSize - 1
+        // Read offsets from the write frame (line i sits at lane i of a frame).
+        let span = lineSize << 3
+        let r0 = lines + (span - (lineDelays[0] << 3)), r1 = lines + (span - (lineDelays[1] << 3) + 1)
+        let r2 = lines + (span - (lineDelays[2] << 3) + 2), r3 = lines + (span - (lineDelays[3] << 3) + 3)
+        let r4 = lines + (span - (lineDelays[4] << 3) + 4), r5 = lines + (span - (lineDelays[5] << 3) + 5)
+        let r6 = lines + (span - (lineDelays[6] << 3) + 6), r7 = lines + (span - (lineDelays[7] << 3) + 7)
+        let frameMask = (lineMask << 3) | 7
+        let c = dampingCoefficient
+        let pole = SIMD4<Float>(repeating: 1 - c)
+        // Mixing matrix: H2 ⊗ Householder4, all entries ±1/(2√2): orthogonal and dense. The
+        // lines hold the mix scaled by √2 (one multiply saved per sample); the factor 1/√2 is
+        // folded into the loop gains, the output taps and the input injection instead.
+        let r: Float = 0.70710678
+        let qA = (c * r) * SIMD4(lineGains[0], lineGains[1], lineGains[2], lineGains[3])
+        let qB = (c * r) * SIMD4(lineGains[4], lineGains[5], lineGains[6], lineGains[7])
+        var yA = lowpassA, yB = lowpassB
+        let half = SIMD4<Float>(repeating: 0.5)
+        // Input enters every line, with alternating signs; the output taps alternate too.
+        let signs = SIMD4<Float>(1, -1, 1, -1)
+        let injectA = signs * 0.5, injectB = -injectA
+        let tapA = signs * (Reverb.outputGain * r), tapB = -tapA
+        // Line values below 1e-15 (−300 dB) are written as exact zeros: no denormals, and a
+        // dying tail ends in true silence. Compared as magnitudes (sign bit cleared).
+        let magnitude = SIMD4<UInt32>(repeating: 0x7fff_ffff)
+        let floor = SIMD4<UInt32>(repeating: Float(1e-15).bitPattern)
+        var w = lineIndex << 3
+
+        for i in 0..<n {
+            let sA = SIMD4(r0[w], r1[w], r2[w], r3[w])
+            let sB = SIMD4(r4[w], r5[w], r6[w], r7[w])
+
+            // Decay gain and damping low-pass in one: y = pole·y + (1 − pole)·g·s.
+            yA = pole * yA + qA * sA
+            yB = pole * yB + qB * sB
+
+            let t = yA + yB, d = yA - yB
+            // Sums across lanes, left in every lane: two swaps and two adds each.
+            let t2 = t + SIMD4(t[1], t[0], t[3], t[2]), d2 = d + SIMD4(d[1], d[0], d[3], d[2])
+            let tSum = t2 + SIMD4(t2[2], t2[3], t2[0], t2[1]), dSum = d2 + SIMD4(d2[2], d2[3], d2[0], d2[1])
+            let x = u[i]
+            let outA = t - half * tSum + injectA * x
+            let outB = d - half * dSum + injectB * x
+            let bitsA = unsafeBitCast(outA, to: SIMD4<UInt32>.self)
+            let bitsB = unsafeBitCast(outB, to: SIMD4<UInt32>.self)
+            let keptA = unsafeBitCast(bitsA.replacing(with: 0, where: (bitsA & magnitude) .< floor), to: SIMD4<Float>.self)
+            let keptB = unsafeBitCast(bitsB.replacing(with: 0, where: (bitsB & magnitude) .< floor), to: SIMD4<Float>.self)
+            let frame = UnsafeMutableRawPointer(lines + w)
+            frame.storeBytes(of: keptA, as: SIMD4<Float>.self)
+            frame.storeBytes(of: keptB, toByteOffset: 16, as: SIMD4<Float>.self)
+            frame.storeBytes(of: keptA, toByteOffset: span << 2, as: SIMD4<Float>.self)
+            frame.storeBytes(of: keptB, toByteOffset: (span << 2) + 16, as: SIMD4<Float>.self)
+            w = (w &+ 8) & frameMask
+
+            u[i] = (sA * tapA + sB * tapB).sum()
+        }
+        lineIndex = w >> 3
+        lowpassA = yA
+        lowpassB = yB
+
+        // A local copy: no exclusivity check per sample on the class's stored property.
+        var mix = self.mix
+        for i in 0..<n { io[i] += mix.next() * u[i] }
+        self.mix = mix
+
+        if !(lowpassA + lowpassB).sum().isFinite {
+            // Only absurd input levels get here (non-finite input is replaced by silence).
+            reset()
+            io.update(repeating: 0, count: n)
+        }
+    }
+
+    /// Values below 1e-15 (−300 dB) become exactly zero, so the tail ends in true silence.
+    @inline(__always)
+    private static func flush(_ x: Float) -> Float { abs(x) < 1e-15 ? 0 : x }
+
+    private static func powerOfTwo(above n: Int) -> Int {
+        var size = 1
+        while size <= n { size <<= 1 }
+        return size
+    }
+
+    /// The nearest prime at or above `samples` (co-prime lengths avoid coinciding echoes).
+    static func prime(near samples: Double) -> Int {
+        var n = max(2, Int(samples.rounded()))
+        func isPrime(_ n: Int) -> Bool {
+            if n < 4 { return n >= 2 }
+            if n % 2 == 0 { return false }
+            var f = 3
+            while f * f <= n { if n % f == 0 { return false }; f += 2 }
+            return true
+        }
+        while !isPrime(n) { n += 1 }
+        return n
+    }
 }

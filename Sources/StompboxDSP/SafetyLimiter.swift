@@ -17,9 +17,14 @@ public struct SafetyLimiter {
 
     public mutating func reset() { gain = 1 }
 
-    /// Audio thread.
-    @inline(__always)
-    public mutating func process(_ block: UnsafeMutableBufferPointer<Float>) {
+    /// Audio thread. Returns the output's peak (for the meters).
+    @inline(__always) @discardableResult
+    public mutating func process(_ block: UnsafeMutableBufferPointer<Float>) -> Float {
+        // Most blocks need nothing: not limiting, nothing over the ceiling, all finite. One
+        // vectorisable scan finds out; the per-sample recursion runs only when it must.
+        let peak = largestMagnitudeBits(block)
+        if gain == 1 && peak <= ceiling.bitPattern { return Float(bitPattern: peak) }
+
         let ceiling = self.ceiling
         let release = releasePerSample
         var g = gain
@@ -34,5 +39,16 @@ public struct SafetyLimiter {
             block[i] = min(max(x, -1), 1)
         }
         gain = g
+        return Float(bitPattern: largestMagnitudeBits(block))
     }
+}
+
+/// The bit pattern of the largest |x| in `block`. Non-negative floats order like their bit
+/// patterns, and NaN and ±∞ come above every finite value, so one integer maximum (which
+/// vectorises, unlike a floating-point one) tells both the peak and whether all are finite.
+@inline(__always)
+func largestMagnitudeBits(_ block: UnsafeMutableBufferPointer<Float>) -> UInt32 {
+    var peak: UInt32 = 0
+    for x in block { peak = max(peak, x.bitPattern & 0x7fff_ffff) }
+    return peak
 }

@@ -1,7 +1,128 @@
 import ArgumentParser
+import Foundation
+import StompboxAudio
+import StompboxCore
+import StompboxDSP
 
-// PLACEHOLDER until this command is written.
+/// `stompbox render IN OUT [--preset FILE] [--set ID=VALUE]… [--at SECONDS:ACTION]… [--tail SECONDS]`
 struct RenderCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "render", abstract: "Renders an audio file through the chain.")
-    func run() throws { throw ValidationError("'render' is not written yet") }
+    static let configuration = CommandConfiguration(
+        commandName: "render",
+        abstract: "Renders an audio file through the chain.",
+        discussion: """
+            IN is any file libsndfile reads; its channels are mixed to one guitar signal and the \
+            result is written to every channel of OUT, at IN's rate. OUT's extension picks the \
+            format (.wav, .aiff, .flac; 24-bit). OUT appears only when the render succeeded.
+            """)
+
+    @Argument(help: "The audio file to play through the pedals.")
+    var input: String
+
+    @Argument(help: "The file to write (.wav, .aiff or .flac).")
+    var output: String
+
+    @Option(name: .long, help: ArgumentHelp("A preset file (JSON) to start from.", valueName: "file"))
+    var preset: String?
+
+    // Values are parsed in `run` so every mistake gets one plain line, not a usage screen.
+    @Option(name: .customLong("set"), parsing: .unconditionalSingleValue,
+            help: ArgumentHelp("Set a parameter before rendering (after --preset), e.g. delay.time_ms=420, reverb.enabled=on, tremolo.shape=square.", valueName: "id=value"))
+    var assignments: [String] = []
+
+    @Option(name: .customLong("at"), parsing: .unconditionalSingleValue,
+            help: ArgumentHelp("At a time in seconds: ID=VALUE, looper.tap, looper.hold or looper.undo, e.g. 2.5:looper.tap.", valueName: "seconds:action"))
+    var actions: [String] = []
+
+    @Option(name: .long, parsing: .unconditional,
+            help: ArgumentHelp("Seconds of silence rendered after IN so echoes and reverb ring out (default 0).", valueName: "seconds"))
+    var tail: String?
+
+    @Option(name: .customLong("public-key"),
+            help: ArgumentHelp("A store public key file in place of the shipped one (or set $\(Store.publicKeyVariable)).", valueName: "file"))
+    var publicKey: String?
+
+    func run() throws {
+        do {
+            let (gate, notes) = Store.currentGate(publicKeyFile: publicKey)
+            let plan = try makePlan(gate: gate)
+            let renderer = OfflineRenderer(plan: plan)
+            // Every value the render sets, --at ones included, passes the licence gate.
+            renderer.permit = { write throws(RenderError) in
+                do { try gate.check(write.parameter, write.value) } catch {
+                    throw .refused(write, reason: "\(error)")
+                }
+            }
+            for note in notes { warn(note) }
+            let summary = try renderer.render(input: input, output: output)
+            print("wrote \(output): \(summary.channels) channel\(summary.channels == 1 ? "" : "s"), \(summary.sampleRate) Hz, "
+                  + String(format: "%.3f s", Double(summary.outputFrames) / Double(summary.sampleRate)))
+            // Only after success, so a failure stays one line.
+            if let first = plan.looperActionsWhileOff.first {
+                warn("--at \(first) finds the looper switched off; add --set looper.enabled=on")
+            }
+        } catch let error as CommandLineError {
+            fail(error.message)
+        } catch let error as RenderError {
+            fail(error.description)
+        } catch let error as RenderActionError {
+            fail(error.description)
+        }
+    }
+
+    /// The preset, then `--set` in order, then `--at`, then `--tail`. A preset that switches a
+    /// locked pedal on still loads, with that pedal off and a warning.
+    func makePlan(gate: FeatureGate = .locked) throws -> RenderPlan {
+        var plan = RenderPlan()
+        if let preset {
+            let (admitted, notices) = gate.admit(try Self.loadPreset(preset))
+            for notice in notices { warn(notice.description) }
+            plan.parameters = admitted.values
+        }
+        for text in assignments {
+            let a = try ParameterAssignment(parsing: text)
+            plan[a.parameter] = a.value
+        }
+        plan.actions = try actions.map { text throws(RenderActionError) in try RenderAction(parsing: text) }
+        if let tail {
+            guard let seconds = Double(tail.trimmingCharacters(in: .whitespaces)), seconds.isFinite else {
+                throw CommandLineError("--tail '\(tail)' is not a number of seconds")
+            }
+            guard seconds >= 0 else { throw CommandLineError("--tail must not be negative (got \(tail))") }
+            plan.tailSeconds = seconds
+        }
+        return plan
+    }
+
+    static func loadPreset(_ path: String) throws(CommandLineError) -> Preset {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            throw CommandLineError("preset '\(path)' does not exist")
+        }
+        guard !isFolder.boolValue else { throw CommandLineError("preset '\(path)' is a folder, not a file") }
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw CommandLineError("cannot read preset '\(path)': \(error.localizedDescription)")
+        }
+        do { return try Preset(jsonData: data) } catch {
+            throw CommandLineError("preset '\(path)': \(error.description)")
+        }
+    }
+}
+
+/// A mistake on the command line, said in one line.
+struct CommandLineError: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// Prints `stompbox: warning: …` as one line on stderr.
+func warn(_ message: String) {
+    FileHandle.standardError.write(Data("stompbox: warning: \(message)\n".utf8))
+}
+
+/// Prints `stompbox: error: …` as one line on stderr and exits with status 1.
+func fail(_ message: String) -> Never {
+    let line = "stompbox: error: " + message.replacingOccurrences(of: "\n", with: " ") + "\n"
+    FileHandle.standardError.write(Data(line.utf8))
+    Stompbox.exit(withError: ExitCode.failure)
 }

@@ -1,0 +1,226 @@
+import Foundation
+import StompboxDSP
+
+/// Everything a render does besides the audio: the starting parameter values, the actions at
+/// times, and the tail of silence fed in after the input so echoes and reverb can ring out.
+public struct RenderPlan: Equatable, Sendable {
+    /// One value per `Parameter`, in table order (`ParameterStore.snapshot()` form).
+    public var parameters: [Float]
+    /// Applied in time order; actions at the same time in the order given.
+    public var actions: [RenderAction]
+    public var tailSeconds: Double
+
+    /// Every parameter at its default, no actions, no tail.
+    public init(parameters: [Float] = Parameter.allCases.map { $0.spec.defaultValue },
+                actions: [RenderAction] = [], tailSeconds: Double = 0) {
+        precondition(parameters.count == Parameter.allCases.count, "one value per parameter")
+        self.parameters = parameters
+        self.actions = actions
+        self.tailSeconds = tailSeconds
+    }
+
+    public subscript(_ p: Parameter) -> Float {
+        get { parameters[p.rawValue] }
+        set { parameters[p.rawValue] = p.spec.clamp(newValue) }
+    }
+
+    /// The longest tail accepted (an hour of silence is already more than any reverb needs).
+    public static let maximumTailSeconds: Double = 3600
+
+    /// Every value the render will give a parameter: the starting values, then each `--at`
+    /// assignment in time order. The single place to ask "may this be switched on?".
+    public var parameterWrites: [ParameterAssignment] {
+        Parameter.allCases.map { ParameterAssignment($0, parameters[$0.rawValue]) }
+            + sortedActions.compactMap { if case .set(let a) = $0.kind { a } else { nil } }
+    }
+
+    /// Looper gestures that would reach the looper while it is switched off (they do nothing
+    /// audible), so the command can point out the missing `looper.enabled=on`.
+    public var looperActionsWhileOff: [RenderAction] {
+        var on = parameters[Parameter.looperEnabled.rawValue] >= 0.5
+        var ignored: [RenderAction] = []
+        for action in sortedActions {
+            switch action.kind {
+            case .set(let a) where a.parameter == .looperEnabled: on = a.value >= 0.5
+            case .looper where !on: ignored.append(action)
+            default: break
+            }
+        }
+        return ignored
+    }
+
+    /// Actions by time; a stable sort keeps the command line's order for equal times.
+    var sortedActions: [RenderAction] {
+        actions.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+    }
+}
+
+public enum RenderError: Error, Equatable, CustomStringConvertible {
+    case file(AudioFileError)
+    case badTail(Double)
+    case actionAfterEnd(RenderAction, lengthSeconds: Double)
+    /// A write the `permit` check refused (a locked effect, for instance).
+    case refused(ParameterAssignment, reason: String)
+
+    public var description: String {
+        switch self {
+        case .file(let e): e.description
+        case .badTail(let t):
+            t < 0 ? "the tail must not be negative (got \(t) s)"
+                : "the tail must be between 0 and \(Int(RenderPlan.maximumTailSeconds)) seconds (got \(t))"
+        case .actionAfterEnd(let action, let length):
+            "--at \(action) is at or after the end of the render (\(formatSeconds(length)) s long; add --tail to make it longer)"
+        case .refused(let a, let reason): "cannot set \(a): \(reason)"
+        }
+    }
+}
+
+/// Renders an audio file through a `Chain`, offline, as fast as the machine goes.
+///
+/// The input's channels are averaged into the mono guitar signal; the chain's mono output is
+/// written to every channel of the output, at the input's rate and channel count. The output
+/// is the input's length plus the tail. Actions apply at their exact sample: a block is cut
+/// where an action falls, because the chain reads parameters and looper requests at block start.
+public final class OfflineRenderer {
+    /// The chain's block size between actions.
+    public static let blockSize = 256
+
+    public let plan: RenderPlan
+    /// Called once for every parameter write of the plan before anything is read or written;
+    /// throwing refuses the render. Licence checks for locked effects belong here.
+    public var permit: (ParameterAssignment) throws(RenderError) -> Void = { _ in }
+
+    public init(plan: RenderPlan) {
+        self.plan = plan
+    }
+
+    /// What a render produced.
+    public struct Summary: Equatable, Sendable {
+        public var sampleRate: Int
+        public var channels: Int
+        public var inputFrames: Int
+        public var outputFrames: Int
+    }
+
+    /// Renders `input` to `output` (format from its extension). On any error `output` is left
+    /// as it was and no temporary file remains.
+    @discardableResult
+    public func render(input: String, output: String, chain: Chain = Chain()) throws(RenderError) -> Summary {
+        guard plan.tailSeconds.isFinite, (0...RenderPlan.maximumTailSeconds).contains(plan.tailSeconds) else {
+            throw .badTail(plan.tailSeconds)
+        }
+        for write in plan.parameterWrites { try permit(write) }
+
+        let reader: AudioFileReader
+        do { reader = try AudioFileReader(path: input) } catch { throw .file(error) }
+        let rate = Double(reader.sampleRate)
+        let inputFrames = max(0, reader.frames)
+        let totalFrames = inputFrames + Int((plan.tailSeconds * rate).rounded())
+
+        let actions = plan.sortedActions
+        for action in actions where action.sampleIndex(sampleRate: rate) >= max(totalFrames, 1) {
+            throw .actionAfterEnd(action, lengthSeconds: Double(totalFrames) / rate)
+        }
+
+        let writer: AtomicAudioFileWriter
+        do {
+            writer = try AtomicAudioFileWriter(path: output, sampleRate: reader.sampleRate, channels: reader.channels)
+        } catch { throw .file(error) }
+        // From here on, any throw leaves through `writer`'s deinit, which removes the temporary file.
+
+        chain.parameters.restore(plan.parameters)
+        chain.prepare(sampleRate: rate, maximumBlockSize: Self.blockSize)
+
+        let channels = reader.channels
+        let interleaved = UnsafeMutablePointer<Float>.allocate(capacity: Self.blockSize * channels)
+        let mono = UnsafeMutableBufferPointer<Float>.allocate(capacity: Self.blockSize)
+        defer {
+            interleaved.deallocate()
+            mono.deallocate()
+        }
+
+        var schedule = RenderSchedule(totalFrames: totalFrames, blockSize: Self.blockSize,
+                                      actionSamples: actions.map { $0.sampleIndex(sampleRate: rate) })
+        var inputLeft = inputFrames
+        let scale = 1 / Float(channels)
+        do {
+            while let block = schedule.next() {
+                for i in block.actions { apply(actions[i], to: chain) }
+                let n = block.frames.count
+
+                // The input (zeros past its end, or past a file cut shorter than its header says).
+                var got = 0
+                if inputLeft > 0 {
+                    got = try reader.read(into: interleaved, frames: min(n, inputLeft))
+                    inputLeft = got == 0 ? 0 : inputLeft - got
+                }
+                for i in 0..<got {
+                    var sum: Float = 0
+                    for c in 0..<channels { sum += interleaved[i * channels + c] }
+                    mono[i] = sum * scale
+                }
+                for i in got..<n { mono[i] = 0 }
+
+                chain.process(UnsafeMutableBufferPointer(rebasing: mono[0..<n]))
+
+                for i in 0..<n {
+                    let y = mono[i]
+                    for c in 0..<channels { interleaved[i * channels + c] = y }
+                }
+                try writer.write(interleaved, frames: n)
+            }
+            try writer.commit()
+        } catch {
+            writer.discard()
+            throw .file(error)
+        }
+        return Summary(sampleRate: reader.sampleRate, channels: channels,
+                       inputFrames: inputFrames, outputFrames: totalFrames)
+    }
+
+    private func apply(_ action: RenderAction, to chain: Chain) {
+        switch action.kind {
+        case .set(let a): chain.parameters.set(a.parameter, a.value)
+        case .looper(let gesture): chain.controls.looper.send(gesture)
+        }
+    }
+}
+
+/// Cuts a render into blocks of at most `blockSize` frames, also cutting wherever an action
+/// falls, so each action is applied just before the block that starts at its sample.
+public struct RenderSchedule: IteratorProtocol {
+    public struct Block: Equatable {
+        /// The output frames of this block.
+        public var frames: Range<Int>
+        /// Indices into the (time-sorted) actions to apply before processing it.
+        public var actions: Range<Int>
+    }
+
+    public let totalFrames: Int
+    public let blockSize: Int
+    private let actionSamples: [Int]
+    private var position = 0
+    private var nextAction = 0
+
+    /// `actionSamples` must be sorted (the plan's actions in time order).
+    public init(totalFrames: Int, blockSize: Int, actionSamples: [Int]) {
+        precondition(blockSize > 0 && actionSamples == actionSamples.sorted())
+        self.totalFrames = totalFrames
+        self.blockSize = blockSize
+        self.actionSamples = actionSamples
+    }
+
+    public mutating func next() -> Block? {
+        guard position < totalFrames else { return nil }
+        let first = nextAction
+        while nextAction < actionSamples.count, actionSamples[nextAction] <= position { nextAction += 1 }
+        var end = min(position + blockSize, totalFrames)
+        if nextAction < actionSamples.count { end = min(end, actionSamples[nextAction]) }
+        defer { position = end }
+        return Block(frames: position..<end, actions: first..<nextAction)
+    }
+}
+
+func formatSeconds(_ s: Double) -> String {
+    String(format: "%.3f", s).replacingOccurrences(of: #"\.?0+$"#, with: "", options: .regularExpression)
+}

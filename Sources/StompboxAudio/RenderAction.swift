@@ -1,0 +1,114 @@
+import Foundation
+import StompboxDSP
+
+/// `ID=VALUE`: one parameter set to one value, as `--set` and `--at` write it.
+public struct ParameterAssignment: Equatable, Sendable, CustomStringConvertible {
+    public var parameter: Parameter
+    /// Already checked against the parameter's range (never clamped silently).
+    public var value: Float
+
+    public init(_ parameter: Parameter, _ value: Float) {
+        self.parameter = parameter
+        self.value = value
+    }
+
+    /// Parses `delay.time_ms=500`, `reverb.enabled=on`, `tremolo.shape=square`.
+    public init(parsing text: String) throws(RenderActionError) {
+        guard let eq = text.firstIndex(of: "=") else { throw .notAnAssignment(text) }
+        let id = text[..<eq].trimmingCharacters(in: .whitespaces)
+        let valueText = String(text[text.index(after: eq)...])
+        do throws(ParameterError) {
+            let p = try Parameter.named(id)
+            guard !valueText.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw .badValue(id: id, value: valueText, expected: RenderActionError.expectation(for: p.spec))
+            }
+            self.init(p, try p.spec.parse(valueText))
+        } catch {
+            throw .parameter(error)
+        }
+    }
+
+    public var description: String { "\(parameter.id)=\(parameter.spec.format(value))" }
+}
+
+/// What `--at` can do: set a parameter or press the looper's pedal.
+public enum RenderActionKind: Equatable, Sendable {
+    case set(ParameterAssignment)
+    case looper(LooperAction)
+}
+
+/// `SECONDS:ACTION` — an action at a time in the render, e.g. `2.5:looper.tap`,
+/// `4:delay.time_ms=500`, `6:reverb.enabled=on`.
+public struct RenderAction: Equatable, Sendable, CustomStringConvertible {
+    /// Seconds from the start of the input, ≥ 0.
+    public var time: Double
+    public var kind: RenderActionKind
+
+    public init(time: Double, _ kind: RenderActionKind) {
+        precondition(time.isFinite && time >= 0)
+        self.time = time
+        self.kind = kind
+    }
+
+    public init(parsing text: String) throws(RenderActionError) {
+        guard let colon = text.firstIndex(of: ":") else { throw .notAnAction(text) }
+        let timeText = text[..<colon].trimmingCharacters(in: .whitespaces)
+        let actionText = String(text[text.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        guard let time = Double(timeText), time.isFinite else { throw .badTime(text) }
+        guard time >= 0 else { throw .negativeTime(text) }
+        if actionText.hasPrefix("looper."), !actionText.contains("=") {
+            let name = String(actionText.dropFirst("looper.".count))
+            guard let action = LooperAction(rawValue: name) else { throw .unknownAction(actionText) }
+            self.init(time: time, .looper(action))
+        } else if actionText.contains("=") {
+            self.init(time: time, .set(try ParameterAssignment(parsing: actionText)))
+        } else {
+            throw .unknownAction(actionText)
+        }
+    }
+
+    /// The first sample the action applies to at `sampleRate`.
+    public func sampleIndex(sampleRate: Double) -> Int {
+        Int((time * sampleRate).rounded())
+    }
+
+    public var description: String {
+        switch kind {
+        case .set(let a): "\(formatSeconds(time)):\(a)"
+        case .looper(let action): "\(formatSeconds(time)):looper.\(action.rawValue)"
+        }
+    }
+}
+
+public enum RenderActionError: Error, Equatable, CustomStringConvertible {
+    case notAnAssignment(String)
+    case notAnAction(String)
+    case badTime(String)
+    case negativeTime(String)
+    case unknownAction(String)
+    case parameter(ParameterError)
+
+    public var description: String {
+        switch self {
+        case .notAnAssignment(let text):
+            "'\(text)' is not ID=VALUE (for example delay.time_ms=500; see 'stompbox params')"
+        case .notAnAction(let text):
+            "'\(text)' is not SECONDS:ACTION (for example 2.5:looper.tap or 4:delay.time_ms=500)"
+        case .badTime(let text):
+            "'\(text)': the time before ':' must be a number of seconds"
+        case .negativeTime(let text):
+            "'\(text)': the time must not be negative"
+        case .unknownAction(let action):
+            "unknown action '\(action)': use ID=VALUE, looper.tap, looper.hold or looper.undo"
+        case .parameter(let e): e.description
+        }
+    }
+
+    static func expectation(for spec: ParameterSpec) -> String {
+        switch spec.scale {
+        case .toggle: "on or off"
+        case .choice(let names): names.joined(separator: ", ")
+        case .linear, .logarithmic: "a number"
+        }
+    }
+}

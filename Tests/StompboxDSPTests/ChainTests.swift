@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+@testable import StompboxDSP
+import StompboxTestSupport
+
+/// The chain's own stages around the pedals: gains, meters, limiter.
+@Suite struct ChainTests {
+    func chain(_ settings: [Parameter: Float] = [:]) -> Chain {
+        let c = Chain(controls: EngineControls())
+        for (p, v) in settings { c.parameters.set(p, v) }
+        c.prepare(sampleRate: testRate, maximumBlockSize: 256)
+        return c
+    }
+
+    @Test func allPedalsOffAtUnityGainPassesTheSignalUntouched() {
+        let x = Signal.guitarRiff(seconds: 1).map { $0 * 0.5 }
+        let y = Render.through(chain(), x)
+        let same = x == y
+        #expect(same)
+    }
+
+    @Test func inputAndOutputGainsApply() {
+        let x = Signal.sine(frequency: 440, seconds: 0.5, amplitude: 0.1)
+        let y = Render.through(chain([.inputGain: 6, .outputGain: -12]), x)
+        let ratio = Measure.amplitude(of: 440, in: y[4800...]) / Measure.amplitude(of: 440, in: x[4800...])
+        #expect(abs(Double(gainToDecibels(ratio)) + 6) < 0.01)
+    }
+
+    @Test func aGainChangeGlidesInsteadOfJumping() {
+        let c = chain()
+        let x = Signal.sine(frequency: 110, seconds: 0.4, amplitude: 0.05)
+        var y = Render.through(c, Array(x[..<9600]))
+        c.parameters.set(.inputGain, 24)
+        y += Render.through(c, Array(x[9600...]))
+        // 110 Hz at 0.05 × 16 (+24 dB) steps at most 0.8 · 2π · 110/48000 ≈ 0.0115 per sample.
+        #expect(Measure.largestStep(y) < 0.0125)
+    }
+
+    @Test func metersReportInputAndOutputPeaks() {
+        let c = chain([.outputGain: -6])
+        _ = c.controls.meters.takePeaks()
+        _ = Render.through(c, Signal.sine(frequency: 1000, seconds: 0.1, amplitude: 0.5))
+        let peaks = c.controls.meters.takePeaks()
+        #expect(abs(peaks.input - 0.5) < 0.001)
+        #expect(abs(peaks.output - 0.5 * decibelsToGain(-6)) < 0.001)
+    }
+
+    @Test func limiterHoldsTheCeilingAndLetsGoAfterwards() {
+        let c = chain([.outputGain: 12])
+        let loud = Signal.sine(frequency: 200, seconds: 0.5, amplitude: 0.9)
+        let quiet = Signal.sine(frequency: 200, seconds: 1, amplitude: 0.05)
+        let y = Render.through(c, loud + quiet)
+        #expect(Measure.peak(y) <= 1.0)
+        #expect(Measure.peak(y[..<24_000]) > 0.95) // it limits, it does not just mute
+        // Half a second after the loud part, the quiet part comes out at its full +12 dB.
+        let late = y[(24_000 + 24_000)...]
+        #expect(abs(Double(gainToDecibels(Measure.amplitude(of: 200, in: late) / 0.05)) - 12) < 0.1)
+    }
+
+    @Test func nonFiniteAndAbsurdInputIsContained() {
+        var x = Signal.sine(frequency: 300, seconds: 0.2, amplitude: 0.3)
+        x[100] = .nan; x[200] = .infinity; x[300] = -.infinity; x[400] = 1e30
+        let y = Render.through(chain([.overdriveEnabled: 1, .delayEnabled: 1, .reverbEnabled: 1]), x)
+        let finite = Measure.allFinite(y)
+        #expect(finite)
+        #expect(Measure.peak(y) <= 1.0)
+    }
+}

@@ -1,0 +1,237 @@
+import Foundation
+import Testing
+@testable import StompboxDSP
+import StompboxTestSupport
+
+/// Properties every pedal must have, checked for each one in `EffectKind.allCases` through the
+/// real `Chain` (or, where noted, the effect alone), so a pedal added to the table is covered
+/// without a new test.
+@Suite struct EffectPropertyTests {
+    static let block = 256
+
+    /// A prepared chain with only `kind` on (none when nil) and `settings` applied first, so
+    /// nothing is ramping or crossfading when it starts.
+    func chain(_ kind: EffectKind?, _ settings: [Parameter: Float] = [:]) -> Chain {
+        let c = Chain(controls: EngineControls())
+        if let kind { c.parameters.set(kind.enabledParameter, 1) }
+        for (p, v) in settings { c.parameters.set(p, v) }
+        c.prepare(sampleRate: testRate, maximumBlockSize: EffectPropertyTests.block)
+        return c
+    }
+
+    /// Renders `input` through `chain` in blocks, applying `changes[i]` just before sample i
+    /// (i a multiple of the block size), as a UI would between audio callbacks.
+    func render(_ chain: Chain, _ input: [Float], changes: [Int: [(Parameter, Float)]] = [:]) -> [Float] {
+        var out = [Float]()
+        out.reserveCapacity(input.count)
+        var i = 0
+        while i < input.count {
+            for (p, v) in changes[i] ?? [] { chain.parameters.set(p, v) }
+            let n = min(EffectPropertyTests.block, input.count - i)
+            out += Render.through(chain, Array(input[i..<i + n]))
+            i += n
+        }
+        return out
+    }
+
+    /// `x` with a 50 ms raised-cosine fade-in.
+    func fadedIn(_ x: [Float]) -> [Float] {
+        let n = 2400
+        return x.enumerated().map { i, v in
+            i >= n ? v : v * Float(0.5 - 0.5 * cos(Double.pi * Double(i) / Double(n)))
+        }
+    }
+
+    static let continuousControls: [(EffectKind, Parameter)] = EffectKind.allCases.flatMap { kind in
+        kind.controls.filter { !$0.spec.isDiscrete }.map { (kind, $0) }
+    }
+
+    // MARK: NaN and Inf
+
+    @Test(arguments: EffectKind.allCases)
+    func nonFiniteInputNeverReachesTheOutputOfTheChain(_ kind: EffectKind) {
+        var x = Signal.noise(length: 48_000, amplitude: 0.3)
+        var clean = x
+        let poisoned = 9600..<9664
+        for i in poisoned {
+            x[i] = [Float.nan, .infinity, -.infinity, .signalingNaN][i % 4]
+            clean[i] = 0
+        }
+        let y = render(chain(kind), x)
+        let reference = render(chain(kind), clean)
+        let finite = Measure.allFinite(y)
+        #expect(finite, "\(kind)")
+        // 100 ms after the last bad sample the chain sounds as it would have anyway.
+        let later = (poisoned.upperBound + 4800)...
+        let difference = zip(y[later], reference[later]).map { $0 - $1 }
+        #expect(Measure.rms(difference) <= 1e-3 * Measure.rms(reference[later]), "\(kind)")
+        #expect(Measure.rms(y[later]) > 0.05, "\(kind) went silent")
+    }
+
+    @Test(arguments: EffectKind.allCases)
+    func nonFiniteInputNeverReachesTheOutputOfTheEffectAlone(_ kind: EffectKind) {
+        // The effect without the chain's guards: it must neither pass NaN on nor stay broken.
+        let make = { () -> AudioEffect in
+            let c = Chain(controls: EngineControls())
+            c.prepare(sampleRate: testRate, maximumBlockSize: 512)
+            return c.effect(kind)
+        }
+        let effect = make()
+        var x = Signal.noise(length: 48_000, amplitude: 0.3)
+        for i in 9600..<9610 { x[i] = i.isMultiple(of: 2) ? .nan : .infinity }
+        let y = Render.through(effect, x)
+        let finite = Measure.allFinite(y)
+        #expect(finite, "\(kind) let a non-finite value out")
+        let later = (9610 + 4800)...
+        let reference = Render.through(make(), x.map { $0.isFinite ? $0 : 0 })
+        let ratio = Double(Measure.rms(y[later]) / Measure.rms(reference[later]))
+        #expect(ratio.isFinite && abs(decibels(ratio)) < 6, "\(kind): level \(decibels(ratio)) dB from normal 100 ms later")
+    }
+
+    /// The pedals that clear no memory on bad input (they read it as silence) match a fresh
+    /// instance exactly once the bad samples have passed through.
+    @Test(arguments: [EffectKind.overdrive, .eq, .flanger, .tremolo])
+    func sanitisingEffectsMatchAFreshInstanceAfterNaN(_ kind: EffectKind) {
+        let settings: [Parameter: Float] = [.eqBand2: 6, .eqBand5: -4]
+        func make() -> AudioEffect {
+            let c = chain(nil, settings)
+            return c.effect(kind)
+        }
+        var x = Signal.noise(length: 24_000, amplitude: 0.3)
+        var clean = x
+        for i in 4800..<4810 { x[i] = .nan; clean[i] = 0 }
+        let y = Render.through(make(), x)
+        let reference = Render.through(make(), clean)
+        let later = (4810 + 4800)...
+        let error = zip(y[later], reference[later]).map { abs($0 - $1) }.max()!
+        #expect(error < 1e-4, "\(kind): \(error)")
+    }
+
+    @Test func pedalSlotResetsAnEffectThatFailsAndPassesTheDrySignal() {
+        final class Failing: AudioEffect {
+            var resets = 0
+            func prepare(sampleRate: Double, maximumBlockSize: Int) {}
+            func reset() { resets += 1 }
+            func process(_ block: UnsafeMutableBufferPointer<Float>) { block[3] = .nan }
+        }
+        let p = ParameterStore()
+        p.set(.delayEnabled, 1)
+        var slot = PedalSlot(.delayEnabled)
+        slot.prepare(sampleRate: testRate)
+        slot.snap(p)
+        let effect = Failing()
+        let dry = UnsafeMutableBufferPointer<Float>.allocate(capacity: 64)
+        defer { dry.deallocate() }
+        var x = Signal.sine(frequency: 440, seconds: 64 / testRate)
+        let input = x
+        x.withUnsafeMutableBufferPointer { slot.run(effect, $0, dry: dry, parameters: p) }
+        let unchanged = x == input
+        #expect(unchanged)
+        #expect(effect.resets == 1)
+    }
+
+    // MARK: Silence
+
+    @Test(arguments: EffectKind.allCases)
+    func silenceInGivesSilenceOutOnceTheTailHasDied(_ kind: EffectKind) {
+        let c = chain(kind)
+        // From the start: nothing comes out of nothing.
+        #expect(Measure.peak(render(c, Signal.silence(24_000))) < 1e-6, "\(kind) hums")
+        _ = render(c, Signal.noise(length: 24_000, amplitude: 0.5))
+        let tail = render(c, Signal.silence(10 * 48_000))
+        let last = tail[(9 * 48_000)...]
+        #expect(Measure.peak(last) < 1e-6, "\(kind): \(gainToDecibels(Measure.peak(last))) dBFS after 9 s")
+    }
+
+    // MARK: Knob jumps
+
+    /// The largest second difference |x[n] − 2x[n−1] + x[n−2]|: a high-pass that barely sees a
+    /// low note but shows any corner or step in the waveform.
+    static func largestBend(_ x: ArraySlice<Float>) -> Float {
+        var m: Float = 0
+        var i = x.startIndex + 2
+        while i < x.endIndex {
+            m = max(m, abs(x[i] - 2 * x[i - 1] + x[i - 2]))
+            i += 1
+        }
+        return m
+    }
+
+    /// A measure of clicks (largest step or bend): steady before a jump, in the 250 ms after it,
+    /// steady after.
+    func aroundJump(_ y: [Float], at jump: Int, _ measure: (ArraySlice<Float>) -> Float)
+        -> (before: Float, during: Float, after: Float) {
+        let quarter = 12_000
+        return (measure(y[(jump - quarter)..<jump]),
+                measure(y[(jump - 2)..<(jump + quarter)]),
+                measure(y[(jump + quarter)..<(jump + 2 * quarter)]))
+    }
+
+    @Test(arguments: continuousControls)
+    func turningAKnobFromEndToEndAtOnceDoesNotClick(_ kind: EffectKind, _ control: Parameter) {
+        let s = control.spec
+        let c = chain(kind, [control: s.minimum])
+        // A low note with an overtone, quiet enough that the limiter stays out of the way, faded
+        // in so that its own onset (and that onset's echoes) makes no corner to mistake for a click.
+        let x = fadedIn(zip(Signal.sine(frequency: 110, seconds: 1.6, amplitude: 0.08),
+                            Signal.sine(frequency: 330, seconds: 1.6, amplitude: 0.02)).map { $0 + $1 })
+        let up = 24_064, down = 48_128 // multiples of the block size
+        let y = render(c, x, changes: [up: [(control, s.maximum)], down: [(control, s.minimum)]])
+        let finite = Measure.allFinite(y)
+        #expect(finite)
+        for (jump, name) in [(up, "min→max"), (down, "max→min")] {
+            let steps = aroundJump(y, at: jump) { Measure.largestStep(Array($0)) }
+            #expect(steps.during <= 2 * max(steps.before, steps.after) + 0.002,
+                    "\(s.id) \(name): step \(steps.during) after the jump, steady \(steps.before) / \(steps.after)")
+            let bends = aroundJump(y, at: jump, EffectPropertyTests.largestBend)
+            print("knob \(s.id) \(name): step \(steps.during) vs \(steps.before)/\(steps.after); bend \(bends.during) vs \(bends.before)/\(bends.after)")
+            #expect(bends.during <= 3 * max(bends.before, bends.after) + 2e-4,
+                    "\(s.id) \(name): bend \(bends.during) after the jump, steady \(bends.before) / \(bends.after)")
+        }
+    }
+
+    // MARK: Bypass
+
+    @Test(arguments: EffectKind.allCases)
+    func switchingOnAndOffCrossfadesWithin10msWithoutAClick(_ kind: EffectKind) {
+        let x = fadedIn(zip(Signal.sine(frequency: 110, seconds: 1.2, amplitude: 0.1),
+                            Signal.sine(frequency: 440, seconds: 1.2, amplitude: 0.03)).map { $0 + $1 })
+        let on = 19_200, off = 43_008 // multiples of the block size
+        let fade = 480 // 10 ms
+        let y = render(chain(nil), x, changes: [on: [(kind.enabledParameter, 1)], off: [(kind.enabledParameter, 0)]])
+        // From 10 ms after switching on, the output is the pedal's: what a chain that had it on
+        // (and freshly cleared, as switching on clears it) makes of the same input.
+        let fresh = render(chain(kind), Array(x[on...]))
+        let onError = zip(y[(on + fade)..<off], fresh[fade..<(off - on)]).map { abs($0 - $1) }.max()!
+        #expect(onError < 1e-5, "\(kind): \(onError) from the pedal's own output 10 ms after switching on")
+        // From 10 ms after switching off, the output is the input, untouched.
+        let offError = zip(y[(off + fade)...], x[(off + fade)...]).map { abs($0 - $1) }.max()!
+        #expect(offError == 0, "\(kind) still audible 10 ms after switching off: \(offError)")
+        // No click either way: no step beyond those of the signals being crossfaded.
+        let wet = Measure.largestStep(Array(fresh[fade..<(off - on)]))
+        let dry = Measure.largestStep(Array(x[..<on]))
+        for edge in [on, off] {
+            let step = Measure.largestStep(Array(y[(edge - 1)..<(edge + 2 * fade)]))
+            #expect(step <= 1.5 * max(wet, dry) + 0.002, "\(kind): step \(step) at switch, signals \(dry) / \(wet)")
+        }
+    }
+
+    // MARK: Limiter
+
+    @Test(arguments: [true, false])
+    func loudInputWithEverythingOnAtExtremesStaysWithinOne(_ atMaximum: Bool) {
+        var settings: [Parameter: Float] = [:]
+        for p in Parameter.allCases {
+            let s = p.spec
+            settings[p] = s.isToggle ? 1 : (atMaximum ? s.maximum : s.minimum)
+        }
+        settings[.inputGain] = 24
+        settings[.outputGain] = 12
+        let c = chain(nil, settings)
+        let x = Signal.guitarRiff(seconds: 2).map { $0 * 4 } + Signal.noise(length: 48_000, amplitude: 2)
+        let y = render(c, x)
+        let finite = Measure.allFinite(y)
+        #expect(finite)
+        #expect(Measure.peak(y) <= 1.0, "peak \(Measure.peak(y))")
+    }
+}
