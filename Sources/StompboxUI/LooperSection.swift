@@ -19,6 +19,9 @@ final class LooperSection {
     private var shown = (state: LooperState.stopped, position: 0, length: 0)
     /// Sample rate of the running chain, for the seconds shown under the bar.
     var sampleRate: () -> Double = { 48_000 }
+    /// While the store keeps the Looper locked a tap calls `onLocked` (the store dialog) instead.
+    var isLocked: () -> Bool = { false }
+    var onLocked: (() -> Void)?
 
     init(control: LooperControl, store: ParameterStore, face: UnsafeMutablePointer<GtkWidget>, width: Int) {
         self.control = control
@@ -45,6 +48,7 @@ final class LooperSection {
         let press = gtk_gesture_multi_press_new(footswitch)!
         gestures = [press]
         onPress(raw(press), "pressed") { [unowned self] _, _, _ in
+            if isLocked() { onLocked?(); return }
             gtk_widget_grab_focus(footswitch)
             pressed = true
             gtk_widget_queue_draw(footswitch)
@@ -64,7 +68,7 @@ final class LooperSection {
             let e: UnsafeMutablePointer<GdkEventKey> = cast(event)
             switch Int32(e.pointee.keyval) {
             case GDK_KEY_space, GDK_KEY_Return, GDK_KEY_KP_Enter: tap(); return true
-            case GDK_KEY_Delete, GDK_KEY_BackSpace: control.send(.hold); return true
+            case GDK_KEY_Delete, GDK_KEY_BackSpace: if !isLocked() { control.send(.hold) }; return true
             default: return false
             }
         }
@@ -79,6 +83,7 @@ final class LooperSection {
     }
 
     private func tap() {
+        if isLocked() { onLocked?(); return }
         // The looper has to be in the chain to be heard; a tap switches it in.
         if !store.isOn(.looperEnabled) { store.set(.looperEnabled, 1) }
         control.send(.tap)

@@ -19,6 +19,9 @@ final class PedalView {
     private var updating = false
     private let svgPath: String?
     private var artwork: (scale: Int32, pixbuf: OpaquePointer)?
+    /// Whether the store keeps this pedal locked (a padlock shows; the footswitch calls `onLocked`).
+    var isLocked: () -> Bool = { false } { didSet { looper?.isLocked = isLocked } }
+    var onLocked: (() -> Void)? { didSet { looper?.onLocked = onLocked } }
 
     init(kind: EffectKind, store: ParameterStore, looperControl: LooperControl, onReadout: @escaping (String?) -> Void) {
         self.kind = kind
@@ -82,6 +85,11 @@ final class PedalView {
             onSignal(raw(footswitch), "toggled") { [unowned self] in
                 guard !updating else { return }
                 let on = gtk_toggle_button_get_active(cast(raw(footswitch))) != 0
+                if on && isLocked() {
+                    sync()
+                    onLocked?()
+                    return
+                }
                 store.set(kind.enabledParameter, on ? 1 : 0)
                 gtk_widget_queue_draw(face)
             }
@@ -165,6 +173,7 @@ final class PedalView {
         }
         drawLED(cr)
         looper?.drawBar(cr)
+        if isLocked() { drawLockedOverlay(cr, width: Double(layout.width), height: Double(PedalLayout.height)) }
     }
 
     private func drawLED(_ cr: OpaquePointer) {

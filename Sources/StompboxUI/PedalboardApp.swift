@@ -16,6 +16,11 @@ public final class PedalboardApp {
     private var closed = false
     /// Called once the window exists (the preset column and store hook in here).
     public var onWindow: ((PedalboardWindow) -> Void)?
+    /// `--public-key FILE`: verifies licence keys in place of the shipped key (see `Store.open`).
+    public var publicKeyFile: String?
+    /// The store and the preset panel (StoreDialog.swift, PresetPanel.swift).
+    private var storeFront: StoreFront?
+    private var presetPanel: PresetPanel?
 
     public init(engine: LiveEngine, stateFile: String?) {
         self.engine = engine
@@ -34,10 +39,20 @@ public final class PedalboardApp {
             // children (and runs their destroy handlers) after the window's own handler.
             w.onClosed = { [unowned self] in closed = true }
             window = w
+            let front = StoreFront(window: w, publicKeyFile: publicKeyFile)
+            let panel = PresetPanel(window: w, storeFront: front)
+            w.extraState = { [unowned front, unowned panel] in
+                ["presets": panel.state, "store": front.state, "dialogs": Dialogs.open, "notice": panel.notice]
+            }
+            w.extraLayout = { [unowned panel] in panel.layout }
+            storeFront = front
+            presetPanel = panel
             onWindow?(w)
         }
         let status = g_application_run(cast(raw(app)), 0, nil)
         window = nil
+        presetPanel = nil
+        storeFront = nil
         // Dropping the application finalizes it and with it the last signal closures.
         g_object_unref(raw(app))
         if let stateFile {

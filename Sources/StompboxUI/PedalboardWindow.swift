@@ -34,6 +34,13 @@ public final class PedalboardWindow {
     private var updatingSelectors = false
     /// Called when the window is gone (destroyed).
     var onClosed: (() -> Void)?
+    /// The store's answer to "is this pedal locked?" (set by `StoreFront`); a locked pedal is
+    /// never switched on from the strip or its footswitch: `onLocked` runs instead.
+    var isLocked: (EffectKind) -> Bool = { _ in false }
+    var onLocked: ((EffectKind) -> Void)?
+    /// More entries for the state file (`extraState`) and its `layout` (`extraLayout`).
+    var extraState: (() -> [String: Any])?
+    var extraLayout: (() -> [String: Any])?
 
     init(application: UnsafeMutablePointer<GtkApplication>, engine: LiveEngine, stateFile: String?) {
         self.engine = engine
@@ -79,6 +86,11 @@ public final class PedalboardWindow {
             onSignal(raw(button), "toggled") { [unowned self] in
                 guard !updatingSelectors else { return }
                 let on = gtk_toggle_button_get_active(cast(raw(button))) != 0
+                if on && isLocked(kind) {
+                    syncControls()
+                    onLocked?(kind)
+                    return
+                }
                 controls.parameters.set(kind.enabledParameter, on ? 1 : 0)
                 syncControls()
             }
@@ -112,6 +124,8 @@ public final class PedalboardWindow {
         for kind in EffectKind.allCases {
             let pedal = PedalView(kind: kind, store: controls.parameters, looperControl: controls.looper, onReadout: onReadout)
             pedal.looper?.sampleRate = { [weak engine] in engine?.chain.sampleRate ?? 48_000 }
+            pedal.isLocked = { [weak self] in self?.isLocked(kind) ?? false }
+            pedal.onLocked = { [weak self] in self?.onLocked?(kind) }
             pedals.append(pedal)
             gtk_box_pack_start(cast(raw(board)), pedal.widget, 0, 0, 0)
         }
@@ -155,6 +169,12 @@ public final class PedalboardWindow {
         gtk_widget_show_all(window)
     }
 
+    /// Redraws the pedals after the store's locks changed (padlocks appear or go).
+    func locksChanged() {
+        for pedal in pedals { gtk_widget_queue_draw(pedal.face); gtk_widget_queue_draw(pedal.footswitch) }
+        syncControls()
+    }
+
     private func showReadout(_ text: String?) {
         readout = text
         gtk_label_set_text(cast(raw(readoutLabel)), text ?? "")
@@ -190,7 +210,7 @@ public final class PedalboardWindow {
         }
         if let reporter, ticks % 3 == 0 {
             reporter.report(engine: engine, status: status, uiSeconds: Int(Date().timeIntervalSince(started)),
-                            readout: readout, layout: layout())
+                            readout: readout, layout: layout(), extra: extraState?() ?? [:])
         }
     }
 
@@ -241,6 +261,7 @@ public final class PedalboardWindow {
         for (kind, button) in selectors { strip[kind.rawValue] = rootCentre(button) }
         result["strip"] = strip
         result["more"] = rootCentre(moreButton)
+        if let extraLayout { result.merge(extraLayout()) { $1 } }
         return result
     }
 

@@ -19,7 +19,7 @@ final class StateReporter {
     init(path: String) { self.path = path }
 
     func report(engine: LiveEngine, status: LiveStatus, uiSeconds: Int, readout: String?,
-                layout: [String: Any], closuresAlive: Int? = nil) {
+                layout: [String: Any], extra: [String: Any] = [:], closuresAlive: Int? = nil) {
         let controls = engine.chain.controls
         var parameters: [String: Double] = [:]
         for p in Parameter.allCases { parameters[p.id] = Double(controls.parameters.load(p)) }
@@ -42,6 +42,7 @@ final class StateReporter {
             "readout": readout ?? "",
             "layout": layout,
         ]
+        object.merge(extra) { current, _ in current }
         if let closuresAlive { object["signal_closures_alive"] = closuresAlive; object["closed"] = true }
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]),
               let text = String(data: data, encoding: .utf8), text != lastWritten else { return }

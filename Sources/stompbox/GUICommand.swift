@@ -16,7 +16,17 @@ import StompboxUI
 struct GUICommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "gui", abstract: "Opens the pedalboard window.")
 
+    /// `--public-key FILE` (or `$STOMPBOX_STORE_PUBLIC_KEY`): verifies licence keys in place of the shipped key.
+    @Option(name: .customLong("public-key"), help: ArgumentHelp(
+        "A public key file to verify licence keys with, in place of the shipped one (or set $STOMPBOX_STORE_PUBLIC_KEY).",
+        valueName: "file"))
+    var publicKey: String?
+
     func run() throws {
+        try GUICommand.open(publicKeyFile: publicKey)
+    }
+
+    static func open(publicKeyFile: String?) throws {
         let environment = ProcessInfo.processInfo.environment
         var settings = LiveSettings()
         switch environment["STOMPBOX_INPUT"] {
@@ -30,6 +40,7 @@ struct GUICommand: ParsableCommand {
         let engine = LiveEngine(chain: chain, settings: settings)
         engine.start()
         let app = PedalboardApp(engine: engine, stateFile: environment["STOMPBOX_STATE_FILE"].flatMap { $0.isEmpty ? nil : $0 })
+        app.publicKeyFile = publicKeyFile
         let status = app.run()
         engine.stop()
         if status != 0 { throw ExitCode(status) }

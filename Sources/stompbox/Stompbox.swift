@@ -12,7 +12,12 @@ struct Stompbox: ParsableCommand {
             PresetsCommand.self, LicenceCommand.self, StoreCommand.self,
         ])
 
+    @Option(name: .customLong("public-key"), help: ArgumentHelp(
+        "The window verifies licence keys with this public key file in place of the shipped one (or set $STOMPBOX_STORE_PUBLIC_KEY).",
+        valueName: "file"))
+    var publicKey: String?
+
     func run() throws {
-        try GUICommand().run()
+        try GUICommand.open(publicKeyFile: publicKey)
     }
 }
