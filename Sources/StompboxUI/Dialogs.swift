@@ -7,9 +7,10 @@ import Foundation
 /// before returning, which releases every signal closure connected to it.
 enum Dialogs {
     enum Kind {
-        case info, warning, error, question
+        case info, warning, error, question, key
         var iconName: String {
             switch self {
+            case .key: "dialog-password"
             case .info: "dialog-information"
             case .warning: "dialog-warning"
             case .error: "dialog-error"
@@ -18,7 +19,8 @@ enum Dialogs {
         }
     }
 
-    /// Titles of the dialogs open now, innermost last (the state file shows them to tests).
+    /// Titles of the dialogs that exist now (made and not yet destroyed), innermost last; the
+    /// state file shows them to tests.
     private(set) static var open: [String] = []
 
     /// A new modal dialog on `parent`, with the Stompbox look.
@@ -31,6 +33,10 @@ enum Dialogs {
         gtk_window_set_position(cast(raw(dialog)), GTK_WIN_POS_CENTER_ON_PARENT)
         gtk_window_set_resizable(cast(raw(dialog)), 0)
         addClass(dialog, "stompbox-dialog")
+        open.append(title)
+        onSignal(raw(dialog), "destroy") {
+            if let i = Dialogs.open.lastIndex(of: title) { Dialogs.open.remove(at: i) }
+        }
         return dialog
     }
 
@@ -46,11 +52,8 @@ enum Dialogs {
         return button
     }
 
-    /// Shows the dialog and waits for its answer, keeping `open` up to date.
+    /// Shows the dialog and waits for its answer.
     static func run(_ dialog: UnsafeMutablePointer<GtkWidget>) -> GtkResponseType {
-        let title = String(cString: gtk_window_get_title(cast(raw(dialog))))
-        open.append(title)
-        defer { open.removeLast() }
         gtk_widget_show_all(dialog)
         return GtkResponseType(rawValue: gtk_dialog_run(cast(raw(dialog))))
     }
@@ -106,9 +109,9 @@ enum Dialogs {
     /// (the dialog stays open with the text kept) or nil to accept; nil result = cancelled.
     static func entry(parent: UnsafeMutablePointer<GtkWidget>?, title: String, text: String, detail: String? = nil,
                       initial: String = "", placeholder: String = "", accept: String, width: Int32 = 40,
-                      validate: (String) -> String?) -> String? {
+                      kind: Kind = .question, validate: (String) -> String?) -> String? {
         let dialog = make(title: title, parent: parent)
-        let body = messageBody(kind: .question, text: text, detail: detail)
+        let body = messageBody(kind: kind, text: text, detail: detail)
         let column = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8)!
         gtk_box_pack_start(cast(raw(column)), body.box, 0, 0, 0)
         let field = gtk_entry_new()!

@@ -11,14 +11,14 @@ func drawPadlock(_ cr: OpaquePointer, centreX x: Double, centreY y: Double, size
     // Shackle: a steel arch standing on the body (lifted and off its right leg when open).
     cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND)
     cairo_set_line_width(cr, shackleW)
-    let lift = open ? size * 0.16 : 0
+    let lift = open ? size * 0.2 : 0
     let legBottom = bodyY + 1
     let arcY = bodyY - size * 0.06 - lift
     cairo_new_path(cr)
-    cairo_move_to(cr, x - shackleR, legBottom - (open ? lift : 0))
+    cairo_move_to(cr, x - shackleR, legBottom)
     cairo_line_to(cr, x - shackleR, arcY)
     cairo_arc(cr, x, arcY, shackleR, .pi, 2 * .pi)
-    cairo_line_to(cr, x + shackleR, open ? arcY + size * 0.08 : legBottom)
+    cairo_line_to(cr, x + shackleR, open ? arcY + size * 0.06 : legBottom)
     cairo_set_source_rgb(cr, 0.12, 0.11, 0.10)
     cairo_set_line_width(cr, shackleW + 2.4)
     cairo_stroke_preserve(cr)

@@ -299,7 +299,7 @@ final class PresetPanel {
         case .info: GTK_MESSAGE_INFO
         case .warning: GTK_MESSAGE_WARNING
         case .error: GTK_MESSAGE_ERROR
-        case .question: GTK_MESSAGE_QUESTION
+        case .question, .key: GTK_MESSAGE_QUESTION
         }
         gtk_info_bar_set_message_type(cast(raw(infoBar)), type)
         infoLabel.setText(text)

@@ -109,7 +109,6 @@ final class StoreFront {
         let enter = Dialogs.addButton(dialog, "Enter licence key…", GTK_RESPONSE_APPLY, style: "suggested-action")
         setAccessible(enter, name: "Enter licence key")
         Dialogs.addButton(dialog, "Close", GTK_RESPONSE_CLOSE)
-        gtk_dialog_set_default_response(cast(raw(dialog)), GTK_RESPONSE_CLOSE.rawValue)
 
         func fill() {
             let children = gtk_container_get_children(cast(raw(list)))
@@ -129,6 +128,8 @@ final class StoreFront {
             }
             let anyLocked = store?.status.contains { !$0.isUnlocked } ?? false
             gtk_widget_set_sensitive(enter, anyLocked ? 1 : 0)
+            // Return does the one thing left to do: enter a key while locked, close when not.
+            gtk_dialog_set_default_response(cast(raw(dialog)), (anyLocked ? GTK_RESPONSE_APPLY : GTK_RESPONSE_CLOSE).rawValue)
             gtk_widget_show_all(list)
         }
         fill()
@@ -183,7 +184,7 @@ final class StoreFront {
         var unlocked: Licence?
         _ = Dialogs.entry(parent: parent, title: StoreFront.keyTitle, text: "Enter your licence key",
                           detail: "Paste the key you received; it starts with \(Licence.prefix)",
-                          placeholder: "\(Licence.prefix)…", accept: "Unlock", width: 52) { [unowned self] text in
+                          placeholder: "\(Licence.prefix)…", accept: "Unlock", width: 52, kind: .key) { [unowned self] text in
             do {
                 unlocked = try store.unlock(key: text.trimmingCharacters(in: .whitespacesAndNewlines))
                 lastRefusal = nil

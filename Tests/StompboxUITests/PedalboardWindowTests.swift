@@ -116,7 +116,8 @@ struct PedalboardWindowTests {
 
     @Test("a tap on the looper switches it in; holding 0.8 s clears it (recording, playing, stopped when the looper and engine are real)")
     func looperLongPress() throws {
-        let session = try PedalboardSession()
+        // The Looper is sold in the store: unlocked here with a key of a test key pair.
+        let session = try PedalboardSession(environment: try unlockedLooperEnvironment())
         defer { session.stop() }
         let looper = try session.point("looper", "footswitch")
         try session.xdotool("mousemove", "\(looper.x)", "\(looper.y)", "click", "1")

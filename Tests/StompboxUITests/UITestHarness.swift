@@ -151,7 +151,7 @@ final class PedalboardSession {
     let stateFile: String
     let home: URL
 
-    init(environment extra: [String: String] = [:]) throws {
+    init(environment extra: [String: String] = [:], arguments: [String] = []) throws {
         display = try VirtualDisplay()
         pulse = PrivatePulse()
         home = FileManager.default.temporaryDirectory.appendingPathComponent("stompbox-ui-home-\(UUID().uuidString)")
@@ -169,7 +169,7 @@ final class PedalboardSession {
         env["STOMPBOX_OUTPUT"] = "amp_out"
         if let pulse { env["PULSE_SERVER"] = pulse.server } else { env["PULSE_SERVER"] = "unix:/nonexistent" }
         env.merge(extra) { $1 }
-        process = try Child([Paths.stompbox], environment: env, stderr: home.appendingPathComponent("stderr.log").path)
+        process = try Child([Paths.stompbox] + arguments, environment: env, stderr: home.appendingPathComponent("stderr.log").path)
         guard waitUntil(seconds: 30, { (state()?["layout"] as? [String: Any])?["looper"] != nil }) else {
             stop()
             throw HarnessError("the window did not open (no layout in \(stateFile))")
