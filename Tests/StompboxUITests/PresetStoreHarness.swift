@@ -81,7 +81,7 @@ extension PedalboardSession {
         guard waitUntil(seconds: 5, { !windows(named: title).isEmpty }), let id = windows(named: title).last else {
             throw HarnessError("no window named \(title)")
         }
-        try shell(["xdotool", "windowfocus", "--sync", id], environment: ["DISPLAY": display.name])
+        try shell(["xdotool", "windowfocus", id], environment: ["DISPLAY": display.name])
         Thread.sleep(forTimeInterval: 0.2)
         try shell(["xdotool", "key", "--delay", "60"] + keys, environment: ["DISPLAY": display.name])
     }
@@ -90,7 +90,7 @@ extension PedalboardSession {
         guard waitUntil(seconds: 5, { !windows(named: title).isEmpty }), let id = windows(named: title).last else {
             throw HarnessError("no window named \(title)")
         }
-        try shell(["xdotool", "windowfocus", "--sync", id], environment: ["DISPLAY": display.name])
+        try shell(["xdotool", "windowfocus", id], environment: ["DISPLAY": display.name])
         Thread.sleep(forTimeInterval: 0.2)
         try shell(["xdotool", "type", "--delay", "4", text], environment: ["DISPLAY": display.name])
     }
@@ -99,7 +99,12 @@ extension PedalboardSession {
         var node: Any? = state()?["layout"]
         for key in path { node = (node as? [String: Any])?[key] }
         guard let xy = node as? [Int], xy.count == 2 else { throw HarnessError("no layout entry \(path)") }
-        try xdotool("mousemove", "\(xy[0])", "\(xy[1])", "click", "1")
+        // Move, let GTK see the pointer arrive, then click (a click landing with the move can be
+        // taken as part of the previous widget's press).
+        try xdotool("mousemove", "\(xy[0])", "\(xy[1])")
+        Thread.sleep(forTimeInterval: 0.15)
+        try xdotool("click", "1")
+        Thread.sleep(forTimeInterval: 0.15)
     }
 
     /// Drags a knob straight up (positive `pixels`) or down, as a finger or mouse would.
