@@ -22,6 +22,7 @@ final class LooperSection {
     /// While the store keeps the Looper locked a tap calls `onLocked` (the store dialog) instead.
     var isLocked: () -> Bool = { false }
     var onLocked: (() -> Void)?
+    private var lockedPress = false
 
     init(control: LooperControl, store: ParameterStore, face: UnsafeMutablePointer<GtkWidget>, width: Int) {
         self.control = control
@@ -48,7 +49,12 @@ final class LooperSection {
         let press = gtk_gesture_multi_press_new(footswitch)!
         gestures = [press]
         onPress(raw(press), "pressed") { [unowned self] _, _, _ in
-            if isLocked() { onLocked?(); return }
+            if isLocked() {
+                // The store dialog opens when this press is over: a modal dialog taking the
+                // pointer mid-press leaves the gesture waiting for a release that never comes.
+                lockedPress = true
+                return
+            }
             gtk_widget_grab_focus(footswitch)
             pressed = true
             gtk_widget_queue_draw(footswitch)
@@ -90,6 +96,10 @@ final class LooperSection {
     }
 
     private func release() {
+        if lockedPress {
+            lockedPress = false
+            onLocked?()
+        }
         pressed = false
         cancelHold()
         gtk_widget_queue_draw(footswitch)

@@ -95,10 +95,27 @@ extension PedalboardSession {
         try shell(["xdotool", "type", "--delay", "4", text], environment: ["DISPLAY": display.name])
     }
 
+    /// Where a control is now: read until two readings 0.2 s apart agree (a notice appearing
+    /// under the strip moves everything below it down).
+    func settledPoint(_ path: [String]) throws -> [Int] {
+        func read() -> [Int]? {
+            var node: Any? = state()?["layout"]
+            for key in path { node = (node as? [String: Any])?[key] }
+            return node as? [Int]
+        }
+        var last = read()
+        _ = waitUntil(seconds: 3) {
+            Thread.sleep(forTimeInterval: 0.2)
+            let now = read()
+            defer { last = now }
+            return now != nil && now == last
+        }
+        guard let xy = last, xy.count == 2 else { throw HarnessError("no layout entry \(path)") }
+        return xy
+    }
+
     func click(_ path: String...) throws {
-        var node: Any? = state()?["layout"]
-        for key in path { node = (node as? [String: Any])?[key] }
-        guard let xy = node as? [Int], xy.count == 2 else { throw HarnessError("no layout entry \(path)") }
+        let xy = try settledPoint(path)
         // Move, let GTK see the pointer arrive, then click (a click landing with the move can be
         // taken as part of the previous widget's press).
         try xdotool("mousemove", "\(xy[0])", "\(xy[1])")

@@ -23,7 +23,7 @@ struct StoreDialogWindowTests {
         // The padlock sits on the footswitch: brass where the silver footswitch is otherwise.
         let footswitch = try session.point("looper", "footswitch")
         let lockedShot = try session.shot("store-looper-locked.png")
-        let brass = try pixels(in: lockedShot, at: [(footswitch.x, footswitch.y + 4)])[0]
+        let brass = try pixels(in: lockedShot, at: [(footswitch.x - 9, footswitch.y + 4)])[0]
         #expect(brass.r > 170 && brass.g > 100 && brass.b < 90, "padlock on the looper footswitch: \(brass)")
 
         // The strip's Looper entry opens the store instead of switching it on.
@@ -82,12 +82,14 @@ struct StoreDialogWindowTests {
         try session.keys(to: "Stompbox Store", "Escape")
         #expect(waitUntil(seconds: 5) { session.openDialogs.isEmpty })
 
-        // The padlock is gone and the footswitch works the Looper.
-        Thread.sleep(forTimeInterval: 0.3)
+        // The padlock is gone and the footswitch works the Looper (the thank-you notice under
+        // the strip has moved the board down: read the footswitch's place again).
+        #expect(session.notice.contains("Test Player"), "notice: \(session.notice)")
+        let moved = try session.settledPoint(["looper", "footswitch"])
         let unlockedShot = try session.shot("store-looper-unlocked.png")
-        let metal = try pixels(in: unlockedShot, at: [(footswitch.x, footswitch.y + 4)])[0]
+        let metal = try pixels(in: unlockedShot, at: [(moved[0] - 9, moved[1] + 4)])[0]
         #expect(!(metal.r > 170 && metal.b < 90), "no padlock after unlocking: \(metal)")
-        try session.xdotool("mousemove", "\(footswitch.x)", "\(footswitch.y)", "click", "1")
+        try session.click("looper", "footswitch")
         #expect(waitUntil(seconds: 3) { session.parameter("looper.enabled") == 1 })
         #expect(session.windows(named: "Stompbox Store").isEmpty, "no store dialog once unlocked")
         if Capabilities.looperRecords && Capabilities.liveEngineRuns {
