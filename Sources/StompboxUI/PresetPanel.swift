@@ -29,6 +29,8 @@ final class PresetPanel {
     private var tick: UInt32 = 0
     private var seenChanges: UInt64 = .max
     private(set) var modified = false
+    private struct Shown: Equatable { var selected: Int; var modified: Bool; var names: [String] }
+    private var lastShown: Shown?
 
     init(window: PedalboardWindow, storeFront: StoreFront) {
         self.window = window
@@ -146,6 +148,11 @@ final class PresetPanel {
         guard let library else { return }
         let selected = library.selected
         modified = !matchesPlayable(selected)
+        // Touch the widgets only when something shown changed: every label change re-lays out
+        // the window, which must not happen on each step of a knob being turned.
+        let shown = Shown(selected: selected, modified: modified, names: library.slots.map(\.name))
+        guard force || shown != lastShown else { return }
+        lastShown = shown
         let saveLabel = modified ? "Save" : "Saved"
         if let save = actionButtons["save"] {
             gtk_button_set_label(cast(raw(save)), saveLabel)
