@@ -138,4 +138,29 @@ struct StoreDialogWindowTests {
         #expect(session.presetModified == false, "played as the gate allows, it is not 'modified'")
         _ = try? session.shot("preset-locked-looper-notice.png")
     }
+
+    @Test("the store, rename and save dialogs leave no signal closure behind when the window closes")
+    func dialogsReleaseTheirClosures() throws {
+        let session = try PedalboardSession()
+        defer { session.stop() }
+        try session.click("more")
+        try session.keys(to: "Stompbox Store", "Return")            // Enter licence key…
+        try session.keys(to: "Enter Licence Key", "Escape")
+        try session.keys(to: "Stompbox Store", "Escape")
+        #expect(waitUntil(seconds: 5) { session.openDialogs.isEmpty })
+        try session.click("presets", "rename")
+        try session.keys(to: "Rename Preset", "Escape")
+        try session.dragKnob("delay", "delay.time_ms", pixels: 30)
+        #expect(waitUntil(seconds: 3) { session.presetModified == true })
+        try session.click("presets", "save")
+        try session.keys(to: "Save Preset", "Escape")
+        #expect(waitUntil(seconds: 5) { session.openDialogs.isEmpty })
+        #expect(session.savedPresets() == nil, "nothing was saved: every dialog was cancelled")
+        try session.keys(to: "Stompbox", "ctrl+q")
+        #expect(waitUntil(seconds: 10) { !session.process.isRunning })
+        #expect(session.process.wait() == 0)
+        let final = session.state()
+        #expect(final?["closed"] as? Bool == true)
+        #expect(final?["signal_closures_alive"] as? Int == 0, "closures alive: \(String(describing: final?["signal_closures_alive"]))")
+    }
 }
