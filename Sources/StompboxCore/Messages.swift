@@ -6,7 +6,7 @@ public enum Messages {
         var text = message.description
         guard let first = text.first else { return text }
         text = first.uppercased() + text.dropFirst()
-        if let last = text.last, !".!?…".contains(last) { text += "." }
+        if let last = text.last, !".!?".contains(last) { text += "." }
         return text
     }
 }

@@ -299,7 +299,9 @@ final class PresetPanel {
 
     // MARK: Info bar
 
-    func showInfo(_ kind: Dialogs.Kind, _ text: String) {
+    func showInfo(_ kind: Dialogs.Kind, _ message: String) {
+        // Messages.sentence ends a clause with a period, also after "More… → Enter licence key…".
+        let text = message.replacingOccurrences(of: "….", with: "…")
         infoText = text
         infoIsLockNotice = text.contains("is locked")
         let type: GtkMessageType = switch kind {
