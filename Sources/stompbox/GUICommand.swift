@@ -7,6 +7,10 @@ import StompboxUI
 /// `stompbox` with no arguments: the pedalboard window on the same live engine as
 /// `stompbox run --headless`.
 ///
+/// Options: `--public-key FILE` verifies licence keys (the Looper's) with FILE in place of the
+/// shipped key, as `stompbox store` does; `stompbox --public-key FILE` works too (gui is the
+/// default subcommand).
+///
 /// Environment:
 /// - `STOMPBOX_STATE_FILE=PATH`: the window writes the engine's parameters, looper state and
 ///   live status to PATH as JSON whenever they change (see StateReporter), for tests and scripts.
