@@ -65,7 +65,7 @@ final class PresetPanel {
         if let openProblem {
             showInfo(.error, "The presets cannot be opened: \(openProblem) The preset buttons are off until this is fixed.")
         }
-        var notices = library?.takeNotices().map { Messages.sentence($0) } ?? []
+        var notices = library?.takeNotices().map { "Your saved presets could not be used: \(Messages.sentence($0))" } ?? []
         notices += storeFront.startupNotices.map { Messages.sentence($0) }
         if !notices.isEmpty { showInfo(.warning, notices.joined(separator: "\n")) }
         storeFront.inform = { [unowned self] kind, text in showInfo(kind, text) }
