@@ -21,8 +21,18 @@ final class Child {
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
+        // Test threads run with signals blocked; the child must get a clean mask so SIGTERM works.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let result = posix_spawnp(&pid, arguments[0], &actions, nil, argv, envp)
+        let result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
         guard result == 0 else { throw HarnessError("cannot start \(arguments[0]): error \(result)") }
         self.pid = pid
     }
