@@ -180,6 +180,8 @@ final class Knob {
 
     private func setTurning(_ on: Bool) {
         turning = on
+        // The value shows on the knob and in the strip; a tooltip would cover the knob.
+        gtk_widget_set_has_tooltip(widget, on ? 0 : 1)
         onReadout?(on ? readout : nil)
         gtk_widget_queue_draw(widget)
     }
