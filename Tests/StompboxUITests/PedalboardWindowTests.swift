@@ -158,6 +158,43 @@ struct PedalboardWindowTests {
         if Capabilities.liveEngineRuns { #expect(session.engineState == "running") }
     }
 
+    @Test("AT-SPI reads every control's name and value, and follows a keyboard change",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-run-session")
+                   && FileManager.default.fileExists(atPath: "/usr/libexec/at-spi-bus-launcher")))
+    func accessibility() throws {
+        let session = try PedalboardSession(accessibility: true)
+        defer { session.stop() }
+        let controls = try session.accessibleControls()
+        func find(_ name: String) -> (role: String, name: String, value: String)? { controls.first { $0.name == name } }
+        #expect(find("Delay Time")?.role == "dial")
+        #expect(find("Delay Time")?.value == "350 ms")
+        #expect(find("Overdrive On")?.role == "toggle button")
+        #expect(find("EQ 630 Hz")?.role == "slider")
+        #expect(find("EQ 630 Hz")?.value == "0")
+        #expect(find("Tremolo Shape triangle")?.role == "radio button")
+        #expect(find("Looper Footswitch")?.role == "push button")
+        #expect(find("Looper Undo") != nil && find("Input Level") != nil && find("Output Level") != nil)
+        // Every knob of the table is there by its full name.
+        for knob in ["Overdrive Drive", "Overdrive Tone", "Overdrive Level", "Flanger Rate", "Flanger Depth", "Flanger Delay",
+                     "Flanger Feedback", "Flanger Mix", "Tremolo Rate", "Tremolo Depth", "Delay Feedback", "Delay Mix",
+                     "Reverb Size", "Reverb Damping", "Reverb Mix", "Looper Level"] {
+            #expect(find(knob)?.role == "dial", "\(knob)")
+        }
+
+        // Focus Delay Time by a click, then three Up arrows: the engine and AT-SPI both follow.
+        let time = try session.point("delay", "controls", "delay.time_ms")
+        try session.xdotool("mousemove", "\(time.x)", "\(time.y)", "click", "1", "key", "Up", "key", "Up", "key", "Up")
+        #expect(waitUntil(seconds: 3) { (session.parameter("delay.time_ms") ?? 0) > 350 })
+        var seen = ""
+        var engine = ""
+        let agrees = waitUntil(seconds: 8) {
+            engine = "\(Int((session.parameter("delay.time_ms") ?? 0).rounded())) ms"
+            seen = (try? session.accessibleControls().first { $0.name == "Delay Time" }?.value) ?? "nothing"
+            return seen == engine && engine != "350 ms"
+        }
+        #expect(agrees, "AT-SPI reads \(seen) for Delay Time, the engine holds \(engine)")
+    }
+
     @Test("closing the window (Ctrl+Q) exits cleanly and releases every signal closure")
     func closeReleasesEverything() throws {
         let session = try PedalboardSession()

@@ -161,7 +161,12 @@ final class PedalboardSession {
     let stateFile: String
     let home: URL
 
-    init(environment extra: [String: String] = [:]) throws {
+    /// With `accessibility`, the window runs in its own D-Bus session with the AT-SPI bus
+    /// (`dbus-run-session`), and `busAddress` lets a screen-reader client reach it.
+    let accessibility: Bool
+
+    init(environment extra: [String: String] = [:], accessibility: Bool = false) throws {
+        self.accessibility = accessibility
         display = try VirtualDisplay()
         pulse = PrivatePulse()
         home = FileManager.default.temporaryDirectory.appendingPathComponent("stompbox-ui-home-\(UUID().uuidString)")
@@ -170,7 +175,7 @@ final class PedalboardSession {
         var env: [String: String] = [:]
         env["DISPLAY"] = display.name
         env["GDK_BACKEND"] = "x11"
-        env["NO_AT_BRIDGE"] = "1"
+        if !accessibility { env["NO_AT_BRIDGE"] = "1" }
         env["HOME"] = home.path
         env["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
         env["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
@@ -179,7 +184,13 @@ final class PedalboardSession {
         env["STOMPBOX_OUTPUT"] = "amp_out"
         if let pulse { env["PULSE_SERVER"] = pulse.server } else { env["PULSE_SERVER"] = "unix:/nonexistent" }
         env.merge(extra) { $1 }
-        process = try Child([Paths.stompbox], environment: env, stderr: home.appendingPathComponent("stderr.log").path)
+        let stderr = home.appendingPathComponent("stderr.log").path
+        if accessibility {
+            let script = "echo \"$DBUS_SESSION_BUS_ADDRESS\" > '\(home.path)/bus'; exec '\(Paths.stompbox)'"
+            process = try Child(["dbus-run-session", "--", "sh", "-c", script], environment: env, stderr: stderr)
+        } else {
+            process = try Child([Paths.stompbox], environment: env, stderr: stderr)
+        }
         guard waitUntil(seconds: 30, { (state()?["layout"] as? [String: Any])?["looper"] != nil }) else {
             stop()
             throw HarnessError("the window did not open (no layout in \(stateFile))")
@@ -224,7 +235,29 @@ final class PedalboardSession {
         return try parsePixel(out)
     }
 
+    /// The session bus of an `accessibility` session.
+    var busAddress: String? {
+        (try? String(contentsOfFile: home.appendingPathComponent("bus").path, encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Every named accessible of the window: (role, name, value or description).
+    func accessibleControls() throws -> [(role: String, name: String, value: String)] {
+        guard let bus = busAddress else { throw HarnessError("not an accessibility session") }
+        let script = Paths.repository.appendingPathComponent("Tests/StompboxUITests/Scripts/accessible-controls.py").path
+        let out = try shell(["/usr/bin/python3", "-W", "ignore", script], environment: ["DBUS_SESSION_BUS_ADDRESS": bus, "DISPLAY": display.name])
+        return out.output.split(separator: "\n").compactMap { line in
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            return f.count == 3 ? (f[0], f[1], f[2]) : nil
+        }
+    }
+
     func stop() {
+        if accessibility, process.isRunning {
+            // dbus-run-session ends with its child: close the window, then make sure.
+            try? xdotool("key", "ctrl+q")
+            _ = waitUntil(seconds: 5) { !process.isRunning }
+        }
         process.terminate()
         display.stop()
         pulse?.stop()
