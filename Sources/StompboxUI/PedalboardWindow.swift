@@ -190,7 +190,7 @@ public final class PedalboardWindow {
         }
         if let reporter, ticks % 3 == 0 {
             reporter.report(engine: engine, status: status, uiSeconds: Int(Date().timeIntervalSince(started)),
-                            readout: readout, layout: layout())
+                            readout: readout, layout: layout(), statusText: lastStatusText)
         }
     }
 

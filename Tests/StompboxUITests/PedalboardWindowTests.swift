@@ -195,6 +195,24 @@ struct PedalboardWindowTests {
         #expect(agrees, "AT-SPI reads \(seen) for Delay Time, the engine holds \(engine)")
     }
 
+    @Test("without a PulseAudio server the window opens, says so, and recovers when the server appears")
+    func noServerThenRecovery() throws {
+        let directory = PrivatePulse.newDirectory()
+        let session = try PedalboardSession(environment: ["PULSE_SERVER": PrivatePulse.serverAddress(in: directory)], startPulse: false)
+        defer { session.stop() }
+        // The window is up and usable.
+        let strip = try session.point("strip", "tremolo")
+        try session.xdotool("mousemove", "\(strip.x)", "\(strip.y)", "click", "1")
+        #expect(waitUntil(seconds: 3) { session.parameter("tremolo.enabled") == 1 })
+        guard Capabilities.liveEngineRuns else { return }   // this branch's placeholder engine never runs
+        #expect(waitUntil(seconds: 5) { session.engineState == "no-server" }, "engine: \(String(describing: session.engineState))")
+        #expect(session.statusText?.contains("No PulseAudio server") == true, "status bar: \(String(describing: session.statusText))")
+        guard let pulse = PrivatePulse(directory: directory) else { Issue.record("cannot start PulseAudio"); return }
+        defer { pulse.stop() }
+        #expect(waitUntil(seconds: 15) { session.engineState == "running" }, "engine after the server appeared: \(String(describing: session.engineState))")
+        #expect(waitUntil(seconds: 3) { session.statusText?.hasPrefix("Running") == true }, "status bar: \(String(describing: session.statusText))")
+    }
+
     @Test("closing the window (Ctrl+Q) exits cleanly and releases every signal closure")
     func closeReleasesEverything() throws {
         let session = try PedalboardSession()

@@ -118,9 +118,15 @@ final class PrivatePulse {
     private var process: Child?
     var server: String { "unix:\(directory.path)/xdg/pulse/native" }
 
-    init?() {
+    static func newDirectory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("stompbox-ui-pulse-\(UUID().uuidString)")
+    }
+
+    static func serverAddress(in directory: URL) -> String { "unix:\(directory.path)/xdg/pulse/native" }
+
+    init?(directory: URL = PrivatePulse.newDirectory()) {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/pulseaudio") else { return nil }
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("stompbox-ui-pulse-\(UUID().uuidString)")
+        self.directory = directory
         let xdg = directory.appendingPathComponent("xdg")
         try? FileManager.default.createDirectory(at: xdg, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let script = """
@@ -165,10 +171,10 @@ final class PedalboardSession {
     /// (`dbus-run-session`), and `busAddress` lets a screen-reader client reach it.
     let accessibility: Bool
 
-    init(environment extra: [String: String] = [:], accessibility: Bool = false) throws {
+    init(environment extra: [String: String] = [:], accessibility: Bool = false, startPulse: Bool = true) throws {
         self.accessibility = accessibility
         display = try VirtualDisplay()
-        pulse = PrivatePulse()
+        pulse = startPulse ? PrivatePulse() : nil
         home = FileManager.default.temporaryDirectory.appendingPathComponent("stompbox-ui-home-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         stateFile = home.appendingPathComponent("state.json").path
@@ -182,7 +188,7 @@ final class PedalboardSession {
         env["STOMPBOX_STATE_FILE"] = stateFile
         env["STOMPBOX_INPUT"] = "demo"
         env["STOMPBOX_OUTPUT"] = "amp_out"
-        if let pulse { env["PULSE_SERVER"] = pulse.server } else { env["PULSE_SERVER"] = "unix:/nonexistent" }
+        env["PULSE_SERVER"] = pulse?.server ?? "unix:/nonexistent"
         env.merge(extra) { $1 }
         let stderr = home.appendingPathComponent("stderr.log").path
         if accessibility {
@@ -209,6 +215,7 @@ final class PedalboardSession {
 
     var looperState: String? { (state()?["looper"] as? [String: Any])?["state"] as? String }
     var looperLength: Int? { (state()?["looper"] as? [String: Any])?["length"] as? Int }
+    var statusText: String? { state()?["status_text"] as? String }
     var engineState: String? { (state()?["engine"] as? [String: Any])?["state"] as? String }
 
     /// A point from the state file's `layout`, e.g. ("overdrive", "footswitch") or ("delay", "controls", "delay.time_ms").
