@@ -233,6 +233,9 @@ public final class PedalboardWindow {
             if let eq = pedal.equalizer {
                 for (band, slider) in zip(Parameter.eqBands, eq.sliders) { knobs[band.id] = rootCentre(slider) }
             }
+            if let names = Parameter.tremoloShape.spec.choices, pedal.kind == .tremolo {
+                for (name, button) in zip(names, pedal.shapeButtons) { knobs["\(Parameter.tremoloShape.id)=\(name)"] = rootCentre(button) }
+            }
             entry["controls"] = knobs
             if let looper = pedal.looper { entry["undo"] = rootCentre(looper.undoButton) }
             result[pedal.kind.rawValue] = entry

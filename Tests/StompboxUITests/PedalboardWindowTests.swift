@@ -59,7 +59,8 @@ struct PedalboardWindowTests {
         try session.xdotool("mousemove", "\(drive.x - 22)", "\(drive.y)", "mousedown", "1")
         for step in 1...12 {
             let a = Double.pi * (-0.5 + Double(step) / 12)   // from -90° to +90° (clockwise from 12 o'clock)
-            try session.xdotool("mousemove", "\(drive.x + Int(22 * sin(a)))", "\(drive.y - Int(22 * cos(a)))")
+            // One motion event at a time, as a hand makes them (GTK merges motions it has not read yet).
+            try session.xdotool("mousemove", "\(drive.x + Int(22 * sin(a)))", "\(drive.y - Int(22 * cos(a)))", "sleep", "0.04")
         }
         try session.xdotool("mouseup", "1")
         // Half a turn of the pointer is 180° of the 270° sweep: 0.5 → about 1.0 (clamped).
@@ -74,6 +75,15 @@ struct PedalboardWindowTests {
         let mix = try session.point("reverb", "controls", "reverb.mix")
         try session.xdotool("mousemove", "\(mix.x)", "\(mix.y)", "click", "4", "click", "4")
         #expect(waitUntil(seconds: 3) { abs((session.parameter("reverb.mix") ?? 0) - 0.34) < 0.001 })
+
+        // The tremolo's three-way switch.
+        #expect(session.parameter("tremolo.shape") == 1)
+        let square = try session.point("tremolo", "controls", "tremolo.shape=square")
+        try session.xdotool("mousemove", "\(square.x)", "\(square.y)", "click", "1")
+        #expect(waitUntil(seconds: 3) { session.parameter("tremolo.shape") == 2 })
+        let sine = try session.point("tremolo", "controls", "tremolo.shape=sine")
+        try session.xdotool("mousemove", "\(sine.x)", "\(sine.y)", "click", "1")
+        #expect(waitUntil(seconds: 3) { session.parameter("tremolo.shape") == 0 })
 
         // An EQ fader dragged to the top is +12 dB.
         let band = try session.point("eq", "controls", "eq.band3_db")
