@@ -93,7 +93,7 @@ final class EqualizerSection {
         cairo_move_to(cr, 6, y(-12) + 3); cairo_show_text(cr, "-12")
 
         // The response of the six bands as the DSP computes it.
-        let gains = Parameter.eqBands.map { store.load($0) }
+        let gains = Parameter.eqBands.map { Double(store.load($0)) }
         let steps = Int(w / 2)
         var points: [(Double, Double)] = []
         for i in 0...steps {
@@ -118,12 +118,13 @@ final class EqualizerSection {
 }
 
 // TEMPORARY until StompboxDSP's `Equalizer.magnitudeDecibels(atFrequency:bandGains:sampleRate:)`
-// lands (written by the DSP helper): the lead replaces the call above with that function and
-// deletes this fallback, so the curve shows exactly what the DSP does. RBJ peaking biquads, Q 1.4.
-private func eqMagnitudeDecibels(atFrequency frequency: Double, bandGains: [Float], sampleRate: Double) -> Double {
+// lands (written by the DSP helper): the lead replaces `eqMagnitudeDecibels(` above with
+// `Equalizer.magnitudeDecibels(` (same labels and types) and deletes this fallback, so the curve
+// shows exactly what the DSP does. RBJ peaking biquads, Q 1.4.
+private func eqMagnitudeDecibels(atFrequency frequency: Double, bandGains: [Double], sampleRate: Double) -> Double {
     var total = 0.0
     for (centre, gain) in zip(Equalizer.bandFrequencies, bandGains) where gain != 0 {
-        let a = pow(10, Double(gain) / 40)
+        let a = pow(10, gain / 40)
         let w0 = 2 * Double.pi * centre / sampleRate
         let alpha = sin(w0) / (2 * 1.4)
         let b0 = 1 + alpha * a, b1 = -2 * cos(w0), b2 = 1 - alpha * a
