@@ -79,8 +79,10 @@ final class Knob {
         onPress(raw(press), "pressed") { [unowned self] count, _, _ in
             if count == 2 { setValue(spec.defaultValue) }
         }
+        // Two fingers: the rotation drives the knob and the first finger's drag is ignored.
+        onSignalWithPointer(raw(rotate), "begin") { [unowned self] in rotating = true; setTurning(true) }
         onPoint(raw(rotate), "angle-changed") { [unowned self] _, delta in
-            rotating = true; setTurning(true)
+            rotating = true
             turn(by: Float(delta / Knob.sweep))
         }
         onSignalWithPointer(raw(rotate), "end") { [unowned self] in rotating = false; setTurning(false) }
