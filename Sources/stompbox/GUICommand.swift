@@ -1,7 +1,37 @@
 import ArgumentParser
+import Foundation
+import StompboxAudio
+import StompboxDSP
+import StompboxUI
 
-// PLACEHOLDER until this command is written.
+/// `stompbox` with no arguments: the pedalboard window on the same live engine as
+/// `stompbox run --headless`.
+///
+/// Environment:
+/// - `STOMPBOX_STATE_FILE=PATH`: the window writes the engine's parameters, looper state and
+///   live status to PATH as JSON whenever they change (see StateReporter), for tests and scripts.
+/// - `STOMPBOX_INPUT=demo|default|<source>` and `STOMPBOX_OUTPUT=<sink>`: the first devices
+///   (changeable in the window's Audio… picker).
+/// - `STOMPBOX_RESOURCES=DIR`: where the pedal artwork and theme are, if not found by themselves.
 struct GUICommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "gui", abstract: "Opens the pedalboard window.")
-    func run() throws { throw ValidationError("'gui' is not written yet") }
+
+    func run() throws {
+        let environment = ProcessInfo.processInfo.environment
+        var settings = LiveSettings()
+        switch environment["STOMPBOX_INPUT"] {
+        case nil, "", "default": break
+        case "demo": settings.input = .demo
+        case let name?: settings.input = .source(name)
+        }
+        if let sink = environment["STOMPBOX_OUTPUT"], !sink.isEmpty { settings.output = sink }
+
+        let chain = Chain()
+        let engine = LiveEngine(chain: chain, settings: settings)
+        engine.start()
+        let app = PedalboardApp(engine: engine, stateFile: environment["STOMPBOX_STATE_FILE"].flatMap { $0.isEmpty ? nil : $0 })
+        let status = app.run()
+        engine.stop()
+        if status != 0 { throw ExitCode(status) }
+    }
 }

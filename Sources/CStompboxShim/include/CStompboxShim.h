@@ -6,4 +6,7 @@
 gulong stompbox_signal_connect(gpointer instance, const gchar *signal, GCallback handler,
                                gpointer data, GClosureNotify destroy);
 
+/// g_object_set is variadic: asks the theme for its dark variant.
+void stompbox_prefer_dark_theme(void);
+
 #endif

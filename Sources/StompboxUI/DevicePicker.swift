@@ -1,0 +1,144 @@
+import CGtk
+import Foundation
+import StompboxAudio
+
+/// The "Audio…" button in the status bar and its popover: input (a PulseAudio source, the
+/// default one or the demo riff), the input channel carrying the guitar, the output sink, the
+/// block size and the playback latency. Apply hands the settings to `LiveEngine.apply`.
+final class DevicePicker {
+    let engine: LiveEngine
+    let button: UnsafeMutablePointer<GtkWidget>
+    private let popover: UnsafeMutablePointer<GtkWidget>
+    private let input: UnsafeMutablePointer<GtkWidget>
+    private let channel: UnsafeMutablePointer<GtkWidget>
+    private let output: UnsafeMutablePointer<GtkWidget>
+    private let blockSize: UnsafeMutablePointer<GtkWidget>
+    private let latency: UnsafeMutablePointer<GtkWidget>
+    private let note: UnsafeMutablePointer<GtkWidget>
+    static let blockSizes = [64, 128, 256, 512, 1024]
+
+    init(engine: LiveEngine) {
+        self.engine = engine
+        button = gtk_menu_button_new()
+        gtk_button_set_label(cast(raw(button)), "Audio…")
+        addClass(button, "device-button")
+        setAccessible(button, name: "Audio devices")
+        popover = gtk_popover_new(button)
+        gtk_menu_button_set_popover(cast(raw(button)), popover)
+
+        let grid = gtk_grid_new()!
+        gtk_grid_set_row_spacing(cast(raw(grid)), 8)
+        gtk_grid_set_column_spacing(cast(raw(grid)), 10)
+        gtk_container_set_border_width(cast(raw(grid)), 12)
+        input = gtk_combo_box_text_new()
+        channel = gtk_spin_button_new_with_range(1, 32, 1)
+        output = gtk_combo_box_text_new()
+        blockSize = gtk_combo_box_text_new()
+        latency = gtk_spin_button_new_with_range(2, 200, 1)
+        note = gtk_label_new("")
+        for size in DevicePicker.blockSizes {
+            gtk_combo_box_text_append(cast(raw(blockSize)), String(size), "\(size) frames")
+        }
+        let rows: [(String, UnsafeMutablePointer<GtkWidget>)] = [
+            ("Input", input), ("Input channel", channel), ("Output", output),
+            ("Block size", blockSize), ("Latency (ms)", latency),
+        ]
+        for (i, (title, widget)) in rows.enumerated() {
+            let label = gtk_label_new(title)!
+            gtk_label_set_xalign(cast(raw(label)), 1)
+            gtk_label_set_mnemonic_widget(cast(raw(label)), widget)
+            setAccessible(widget, name: title)
+            gtk_grid_attach(cast(raw(grid)), label, 0, Int32(i), 1, 1)
+            gtk_grid_attach(cast(raw(grid)), widget, 1, Int32(i), 1, 1)
+            gtk_widget_set_hexpand(widget, 1)
+        }
+        gtk_label_set_line_wrap(cast(raw(note)), 1)
+        gtk_label_set_max_width_chars(cast(raw(note)), 40)
+        gtk_grid_attach(cast(raw(grid)), note, 0, Int32(rows.count), 2, 1)
+        let apply = gtk_button_new_with_label("Apply")!
+        addClass(apply, "suggested-action")
+        gtk_grid_attach(cast(raw(grid)), apply, 1, Int32(rows.count + 1), 1, 1)
+        gtk_widget_show_all(grid)
+        gtk_container_add(cast(raw(popover)), grid)
+
+        onSignal(raw(apply), "clicked") { [unowned self] in
+            engine.apply(chosenSettings())
+            gtk_popover_popdown(cast(raw(popover)))
+        }
+        onSignal(raw(button), "toggled") { [unowned self] in
+            if gtk_toggle_button_get_active(cast(raw(button))) != 0 { refresh() }
+        }
+        refresh(listDevices: false)
+    }
+
+    /// One line for the status bar: what is playing into what.
+    var summary: String {
+        let s = engine.settings
+        let source: String
+        switch s.input {
+        case .demo: source = "demo riff"
+        case .defaultSource: source = "default input"
+        case .source(let name): source = name
+        }
+        return "\(source) → \(s.output ?? "default output") · \(s.blockSize) frames"
+    }
+
+    /// Fills the popover from the current settings and (when opened) the server's device list.
+    private func refresh(listDevices: Bool = true) {
+        let s = engine.settings
+        var sources: [AudioDevice] = [], sinks: [AudioDevice] = []
+        if listDevices {
+            do {
+                (sources, sinks) = try LiveEngine.devices()
+                gtk_label_set_text(cast(raw(note)), sources.isEmpty && sinks.isEmpty ? "No devices listed (is PulseAudio running?)" : "")
+            } catch {
+                gtk_label_set_text(cast(raw(note)), "Cannot list devices: \(error)")
+            }
+        }
+        let inputCombo: UnsafeMutablePointer<GtkComboBoxText> = cast(raw(input))
+        gtk_combo_box_text_remove_all(inputCombo)
+        gtk_combo_box_text_append(inputCombo, "demo", "Demo riff (no guitar needed)")
+        gtk_combo_box_text_append(inputCombo, "default", "Default input")
+        for d in sources { gtk_combo_box_text_append(inputCombo, "source:" + d.name, d.description) }
+        let inputID: String
+        switch s.input {
+        case .demo: inputID = "demo"
+        case .defaultSource: inputID = "default"
+        case .source(let name):
+            inputID = "source:" + name
+            if !sources.contains(where: { $0.name == name }) { gtk_combo_box_text_append(inputCombo, inputID, name) }
+        }
+        gtk_combo_box_set_active_id(cast(raw(input)), inputID)
+
+        let outputCombo: UnsafeMutablePointer<GtkComboBoxText> = cast(raw(output))
+        gtk_combo_box_text_remove_all(outputCombo)
+        gtk_combo_box_text_append(outputCombo, "default", "Default output")
+        for d in sinks { gtk_combo_box_text_append(outputCombo, "sink:" + d.name, d.description) }
+        if let name = s.output, !sinks.contains(where: { $0.name == name }) {
+            gtk_combo_box_text_append(outputCombo, "sink:" + name, name)
+        }
+        gtk_combo_box_set_active_id(cast(raw(output)), s.output.map { "sink:" + $0 } ?? "default")
+
+        gtk_spin_button_set_value(cast(raw(channel)), Double(s.inputChannel))
+        gtk_combo_box_set_active_id(cast(raw(blockSize)), String(s.blockSize))
+        gtk_spin_button_set_value(cast(raw(latency)), s.latencyMs)
+    }
+
+    private func chosenSettings() -> LiveSettings {
+        var s = engine.settings
+        let inputID = activeID(input) ?? "default"
+        if inputID == "demo" { s.input = .demo }
+        else if inputID.hasPrefix("source:") { s.input = .source(String(inputID.dropFirst(7))) }
+        else { s.input = .defaultSource }
+        let outputID = activeID(output) ?? "default"
+        s.output = outputID.hasPrefix("sink:") ? String(outputID.dropFirst(5)) : nil
+        s.inputChannel = Int(gtk_spin_button_get_value_as_int(cast(raw(channel))))
+        s.blockSize = Int(activeID(blockSize) ?? "") ?? s.blockSize
+        s.latencyMs = gtk_spin_button_get_value(cast(raw(latency)))
+        return s
+    }
+
+    private func activeID(_ combo: UnsafeMutablePointer<GtkWidget>) -> String? {
+        gtk_combo_box_get_active_id(cast(raw(combo))).map { String(cString: $0) }
+    }
+}

@@ -1,0 +1,197 @@
+import CGtk
+import Foundation
+import StompboxDSP
+
+/// One stomp box on the board: its SVG enclosure, knobs, LED and footswitch (plus the EQ's
+/// sliders and curve, the tremolo's shape switch, or the looper's bar and buttons).
+final class PedalView {
+    let kind: EffectKind
+    let layout: PedalLayout
+    let store: ParameterStore
+    /// The pedal's root widget (a GtkFixed the size of the enclosure).
+    let widget: UnsafeMutablePointer<GtkWidget>
+    let face: UnsafeMutablePointer<GtkWidget>
+    private(set) var knobs: [Knob] = []
+    private(set) var footswitch: UnsafeMutablePointer<GtkWidget>!
+    var equalizer: EqualizerSection?
+    var looper: LooperSection?
+    private(set) var shapeButtons: [UnsafeMutablePointer<GtkWidget>] = []
+    private var updating = false
+    private let svgPath: String?
+    private var artwork: (scale: Int32, pixbuf: OpaquePointer)?
+
+    init(kind: EffectKind, store: ParameterStore, looperControl: LooperControl, onReadout: @escaping (String?) -> Void) {
+        self.kind = kind
+        self.store = store
+        layout = PedalLayout.of(kind)
+        svgPath = ResourceLocator.path("pedal-\(kind.rawValue).svg")
+        widget = gtk_fixed_new()
+        gtk_widget_set_size_request(widget, Int32(layout.width), Int32(PedalLayout.height))
+        addClass(widget, "pedal")
+        face = gtk_drawing_area_new()
+        gtk_widget_set_size_request(face, Int32(layout.width), Int32(PedalLayout.height))
+        put(face, 0, 0)
+
+        let ink = PedalInk.text(kind)
+        for place in layout.knobs {
+            let knob = Knob(parameter: place.parameter, store: store, diameter: place.diameter, width: place.width, ink: ink)
+            knob.onReadout = onReadout
+            knobs.append(knob)
+            put(knob.widget, place.x, place.y)
+        }
+        switch kind {
+        case .eq:
+            let eq = EqualizerSection(store: store, width: layout.width)
+            eq.onReadout = onReadout
+            equalizer = eq
+            put(eq.curve, 12, 12)
+            for (i, slider) in eq.sliders.enumerated() { put(slider, 14 + i * 40, 88) }
+            for (i, label) in eq.labels.enumerated() { put(label, 14 + i * 40, 182) }
+        case .tremolo:
+            addShapeSwitch()
+        case .looper:
+            let section = LooperSection(control: looperControl, store: store, face: face, width: layout.width)
+            looper = section
+            put(section.undoButton, 106, 34)
+        default:
+            break
+        }
+        addFootswitch()
+        onEvent(raw(face), "draw") { [unowned self] cr in drawFace(OpaquePointer(cr!)); return true }
+        onSignal(raw(widget), "destroy") { [unowned self] in
+            if let artwork { g_object_unref(raw(artwork.pixbuf)) }
+            artwork = nil
+        }
+    }
+
+    private func put(_ child: UnsafeMutablePointer<GtkWidget>, _ x: Int, _ y: Int) {
+        gtk_fixed_put(cast(raw(widget)), child, Int32(x), Int32(y))
+    }
+
+    private func addFootswitch() {
+        let size = 56
+        if kind == .looper, let looper {
+            footswitch = looper.footswitch
+        } else {
+            footswitch = gtk_toggle_button_new()
+            addClass(footswitch, "footswitch")
+            gtk_widget_set_size_request(footswitch, Int32(size), Int32(size))
+            setAccessible(footswitch, name: kind.enabledParameter.spec.name)
+            gtk_widget_set_tooltip_text(footswitch, "\(kind.displayName): click or tap to switch on/off")
+            gtk_toggle_button_set_active(cast(raw(footswitch)), store.isOn(kind.enabledParameter) ? 1 : 0)
+            onSignal(raw(footswitch), "toggled") { [unowned self] in
+                guard !updating else { return }
+                let on = gtk_toggle_button_get_active(cast(raw(footswitch))) != 0
+                store.set(kind.enabledParameter, on ? 1 : 0)
+                gtk_widget_queue_draw(face)
+            }
+        }
+        put(footswitch, layout.width / 2 - size / 2, layout.switchY - size / 2)
+    }
+
+    private func addShapeSwitch() {
+        let parameter = Parameter.tremoloShape
+        guard let names = parameter.spec.choices else { return }
+        let glyphs = ["∿", "⋀", "⊓"]
+        var group: UnsafeMutablePointer<GtkRadioButton>?
+        for (i, name) in names.enumerated() {
+            let button = gtk_radio_button_new_with_label_from_widget(group, i < glyphs.count ? glyphs[i] : name)!
+            if group == nil { group = cast(raw(button)) }
+            gtk_toggle_button_set_mode(cast(raw(button)), 0)
+            addClass(button, "shape-switch")
+            gtk_widget_set_size_request(button, 40, 26)
+            setAccessible(button, name: "\(parameter.spec.name) \(name)")
+            gtk_widget_set_tooltip_text(button, "\(parameter.spec.name): \(name)")
+            onSignal(raw(button), "toggled") { [unowned self] in
+                guard !updating, gtk_toggle_button_get_active(cast(raw(button))) != 0 else { return }
+                store.set(parameter, Float(i))
+            }
+            shapeButtons.append(button)
+            put(button, layout.width / 2 - 20, 18 + i * 30)
+        }
+        syncShape()
+    }
+
+    private func syncShape() {
+        let index = Int(store.load(.tremoloShape))
+        for (i, b) in shapeButtons.enumerated() where (i == index) != (gtk_toggle_button_get_active(cast(raw(b))) != 0) {
+            if i == index { gtk_toggle_button_set_active(cast(raw(b)), 1) }
+        }
+    }
+
+    /// Brings every control in line with the parameter store (after a change made elsewhere).
+    func sync() {
+        updating = true
+        defer { updating = false }
+        for knob in knobs { knob.sync() }
+        if kind != .looper {
+            let on = store.isOn(kind.enabledParameter)
+            if (gtk_toggle_button_get_active(cast(raw(footswitch))) != 0) != on {
+                gtk_toggle_button_set_active(cast(raw(footswitch)), on ? 1 : 0)
+            }
+        }
+        if kind == .tremolo { syncShape() }
+        equalizer?.sync()
+        gtk_widget_queue_draw(face)
+    }
+
+    /// LED colour: red when on (the looper: red while recording, green while playing), nil when dark.
+    var ledColour: (Double, Double, Double)? {
+        if let looper { return looper.ledColour }
+        return store.isOn(kind.enabledParameter) ? (1.0, 0.16, 0.08) : nil
+    }
+
+    private func drawFace(_ cr: OpaquePointer) {
+        let scale = gtk_widget_get_scale_factor(face)
+        if artwork?.scale != scale, let svgPath {
+            if let old = artwork { g_object_unref(raw(old.pixbuf)) }
+            artwork = nil
+            // Rendered at device pixels so GDK_SCALE=2 stays sharp.
+            if let pixbuf = gdk_pixbuf_new_from_file_at_scale(svgPath, Int32(layout.width) * scale,
+                                                                Int32(PedalLayout.height) * scale, 0, nil) {
+                artwork = (scale, pixbuf)
+            }
+        }
+        if let artwork {
+            cairo_save(cr)
+            cairo_scale(cr, 1 / Double(artwork.scale), 1 / Double(artwork.scale))
+            gdk_cairo_set_source_pixbuf(cr, artwork.pixbuf, 0, 0)
+            cairo_paint(cr)
+            cairo_restore(cr)
+        } else {
+            cairo_set_source_rgb(cr, 0.4, 0.4, 0.4)
+            roundedRectangle(cr, 4, 0, Double(layout.width - 8), Double(PedalLayout.height - 8), 14)
+            cairo_fill(cr)
+        }
+        drawLED(cr)
+        looper?.drawBar(cr)
+    }
+
+    private func drawLED(_ cr: OpaquePointer) {
+        let x = Double(layout.ledX), y = Double(layout.ledY)
+        if let (r, g, b) = ledColour {
+            let glow = cairo_pattern_create_radial(x, y, 1, x, y, 16)
+            cairo_pattern_add_color_stop_rgba(glow, 0, r, g, b, 0.9)
+            cairo_pattern_add_color_stop_rgba(glow, 0.35, r, g, b, 0.45)
+            cairo_pattern_add_color_stop_rgba(glow, 1, r, g, b, 0)
+            cairo_set_source(cr, glow)
+            cairo_arc(cr, x, y, 16, 0, 2 * .pi)
+            cairo_fill(cr)
+            cairo_pattern_destroy(glow)
+            cairo_set_source_rgb(cr, r, g, b)
+            cairo_arc(cr, x, y, 5, 0, 2 * .pi)
+            cairo_fill(cr)
+            cairo_set_source_rgba(cr, 1, 1, 1, 0.75)
+            cairo_arc(cr, x - 1.5, y - 1.8, 1.6, 0, 2 * .pi)
+            cairo_fill(cr)
+        } else {
+            let lens = cairo_pattern_create_radial(x - 1.5, y - 1.5, 0.5, x, y, 5.5)
+            cairo_pattern_add_color_stop_rgb(lens, 0, 0.55, 0.22, 0.2)
+            cairo_pattern_add_color_stop_rgb(lens, 1, 0.22, 0.04, 0.04)
+            cairo_set_source(cr, lens)
+            cairo_arc(cr, x, y, 5.3, 0, 2 * .pi)
+            cairo_fill(cr)
+            cairo_pattern_destroy(lens)
+        }
+    }
+}

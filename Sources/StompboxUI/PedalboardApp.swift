@@ -1,0 +1,66 @@
+import CGtk
+import CStompboxShim
+import Foundation
+import StompboxAudio
+import StompboxDSP
+
+/// The GTK application around the pedalboard window. It drives the same `LiveEngine` as
+/// `stompbox run --headless`; the caller starts and stops the engine.
+public final class PedalboardApp {
+    public static let applicationID = "io.github.stompbox.Stompbox"
+
+    public let engine: LiveEngine
+    /// `STOMPBOX_STATE_FILE`: see `StateReporter`.
+    public let stateFile: String?
+    public private(set) var window: PedalboardWindow?
+    private var closed = false
+    /// Called once the window exists (the preset column and store hook in here).
+    public var onWindow: ((PedalboardWindow) -> Void)?
+
+    public init(engine: LiveEngine, stateFile: String?) {
+        self.engine = engine
+        self.stateFile = stateFile
+    }
+
+    /// Runs the GTK main loop until the window is closed; returns the exit status.
+    public func run() -> Int32 {
+        // Non-unique: a second `stompbox` (or a test) gets its own window and engine.
+        let app = gtk_application_new(PedalboardApp.applicationID, G_APPLICATION_NON_UNIQUE)!
+        onSignal(raw(app), "activate") { [unowned self] in
+            if let existing = window { if !closed { gtk_window_present(cast(raw(existing.window))) }; return }
+            loadTheme()
+            let w = PedalboardWindow(application: app, engine: engine, stateFile: stateFile)
+            // The Swift side is dropped after the main loop ends: GTK still destroys the
+            // children (and runs their destroy handlers) after the window's own handler.
+            w.onClosed = { [unowned self] in closed = true }
+            window = w
+            onWindow?(w)
+        }
+        let status = g_application_run(cast(raw(app)), 0, nil)
+        window = nil
+        // Dropping the application finalizes it and with it the last signal closures.
+        g_object_unref(raw(app))
+        if let stateFile {
+            // Proof for tests that closing released every closure connected by the window.
+            StateReporter(path: stateFile).report(engine: engine, status: engine.status(), uiSeconds: 0, readout: nil,
+                                                  layout: [:], closuresAlive: SignalBoxBase.live)
+        }
+        return status
+    }
+
+    private func loadTheme() {
+        stompbox_prefer_dark_theme()
+        guard let css = ResourceLocator.path("stompbox.css"), let screen = gdk_screen_get_default() else {
+            FileHandle.standardError.write(Data("stompbox: Resources/stompbox.css not found; set STOMPBOX_RESOURCES\n".utf8))
+            return
+        }
+        let provider = gtk_css_provider_new()!
+        var error: UnsafeMutablePointer<GError>?
+        if gtk_css_provider_load_from_path(provider, css, &error) == 0, let error {
+            FileHandle.standardError.write(Data("stompbox: \(css): \(String(cString: error.pointee.message))\n".utf8))
+            g_error_free(error)
+        }
+        gtk_style_context_add_provider_for_screen(screen, OpaquePointer(provider), UInt32(GTK_STYLE_PROVIDER_PRIORITY_APPLICATION))
+        g_object_unref(raw(provider))
+    }
+}

@@ -1,0 +1,254 @@
+import CGtk
+import Foundation
+import StompboxAudio
+import StompboxDSP
+
+/// The pedalboard: the selector strip on top (one toggle per effect, then "More…"), the preset
+/// column on the left, the pedals in chain order between the input and output meters, and the
+/// status bar with the device picker at the bottom.
+public final class PedalboardWindow {
+    public let window: UnsafeMutablePointer<GtkWidget>
+    /// Left-hand column for the preset panel (filled by the preset issue).
+    public let presetColumn: UnsafeMutablePointer<GtkWidget>
+    /// "More…" at the end of the selector strip (the store dialog is connected by the store issue).
+    public let moreButton: UnsafeMutablePointer<GtkWidget>
+
+    let engine: LiveEngine
+    let controls: EngineControls
+    private var pedals: [PedalView] = []
+    private var selectors: [(kind: EffectKind, button: UnsafeMutablePointer<GtkWidget>)] = []
+    private let inputMeter = LevelMeter(title: "IN", accessibleName: "Input Level")
+    private let outputMeter = LevelMeter(title: "OUT", accessibleName: "Output Level")
+    private var statusLabel: UnsafeMutablePointer<GtkWidget>!
+    private var statusLight: UnsafeMutablePointer<GtkWidget>!
+    private var readoutLabel: UnsafeMutablePointer<GtkWidget>!
+    private var devicePicker: DevicePicker!
+    private var tick: UInt32 = 0
+    private var seenChanges: UInt64 = .max
+    private var seenClips = (input: 0, output: 0)
+    private var lastStatusText = ""
+    private var readout: String?
+    private var ticks = 0
+    private let started = Date()
+    private let reporter: StateReporter?
+    private var updatingSelectors = false
+    /// Called when the window is gone (destroyed).
+    var onClosed: (() -> Void)?
+
+    init(application: UnsafeMutablePointer<GtkApplication>, engine: LiveEngine, stateFile: String?) {
+        self.engine = engine
+        controls = engine.chain.controls
+        reporter = stateFile.map(StateReporter.init(path:))
+        window = gtk_application_window_new(application)
+        gtk_window_set_title(cast(raw(window)), "Stompbox")
+        gtk_window_set_default_size(cast(raw(window)), 1780, 640)
+        if let icon = ResourceLocator.path("io.github.stompbox.Stompbox.svg") {
+            gtk_window_set_icon_from_file(cast(raw(window)), icon, nil)
+        }
+        addClass(window, "stompbox")
+
+        let root = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
+        gtk_container_add(cast(raw(window)), root)
+
+        // Selector strip.
+        let strip = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)!
+        addClass(strip, "strip")
+        let brand = gtk_label_new("STOMPBOX")!
+        addClass(brand, "brand")
+        gtk_box_pack_start(cast(raw(strip)), brand, 0, 0, 6)
+        moreButton = gtk_button_new_with_label("More…")
+        addClass(moreButton, "more-button")
+        setAccessible(moreButton, name: "More effects")
+        gtk_widget_set_tooltip_text(moreButton, "More effects")
+        presetColumn = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8)
+        statusLabel = gtk_label_new("Starting…")
+        readoutLabel = gtk_label_new("")
+        statusLight = gtk_label_new("●")
+
+        for kind in EffectKind.allCases {
+            let button = gtk_toggle_button_new()!
+            let inner = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)!
+            let led = gtk_label_new("●")!
+            addClass(led, "strip-led")
+            gtk_box_pack_start(cast(raw(inner)), led, 0, 0, 0)
+            gtk_box_pack_start(cast(raw(inner)), gtk_label_new(kind.displayName), 0, 0, 0)
+            gtk_container_add(cast(raw(button)), inner)
+            addClass(button, "selector")
+            setAccessible(button, name: "\(kind.displayName) (selector)")
+            gtk_widget_set_tooltip_text(button, "Switch \(kind.displayName) on or off")
+            onSignal(raw(button), "toggled") { [unowned self] in
+                guard !updatingSelectors else { return }
+                let on = gtk_toggle_button_get_active(cast(raw(button))) != 0
+                controls.parameters.set(kind.enabledParameter, on ? 1 : 0)
+                syncControls()
+            }
+            selectors.append((kind, button))
+            gtk_box_pack_start(cast(raw(strip)), button, 0, 0, 0)
+        }
+        gtk_box_pack_start(cast(raw(strip)), moreButton, 0, 0, 6)
+        addClass(readoutLabel, "readout")
+        gtk_box_pack_end(cast(raw(strip)), readoutLabel, 0, 0, 12)
+        gtk_box_pack_start(cast(raw(root)), strip, 0, 0, 0)
+
+        // Middle: preset column and the board.
+        let middle = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0)!
+        addClass(presetColumn, "preset-column")
+        gtk_widget_set_size_request(presetColumn, 150, -1)
+        let presetTitle = gtk_label_new("PRESETS")!
+        addClass(presetTitle, "column-title")
+        gtk_box_pack_start(cast(raw(presetColumn)), presetTitle, 0, 0, 0)
+        gtk_box_pack_start(cast(raw(middle)), presetColumn, 0, 0, 0)
+
+        let scroller = gtk_scrolled_window_new(nil, nil)!
+        gtk_scrolled_window_set_policy(cast(raw(scroller)), GTK_POLICY_AUTOMATIC, GTK_POLICY_AUTOMATIC)
+        addClass(scroller, "board")
+        let board = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 14)!
+        gtk_widget_set_halign(board, GTK_ALIGN_CENTER)
+        gtk_widget_set_valign(board, GTK_ALIGN_CENTER)
+        gtk_container_set_border_width(cast(raw(board)), 18)
+        gtk_box_pack_start(cast(raw(board)), inputMeter.widget, 0, 0, 0)
+        gtk_widget_set_valign(inputMeter.widget, GTK_ALIGN_CENTER)
+        let onReadout: (String?) -> Void = { [weak self] text in self?.showReadout(text) }
+        for kind in EffectKind.allCases {
+            let pedal = PedalView(kind: kind, store: controls.parameters, looperControl: controls.looper, onReadout: onReadout)
+            pedal.looper?.sampleRate = { [weak engine] in engine?.chain.sampleRate ?? 48_000 }
+            pedals.append(pedal)
+            gtk_box_pack_start(cast(raw(board)), pedal.widget, 0, 0, 0)
+        }
+        gtk_box_pack_start(cast(raw(board)), outputMeter.widget, 0, 0, 0)
+        gtk_widget_set_valign(outputMeter.widget, GTK_ALIGN_CENTER)
+        gtk_container_add(cast(raw(scroller)), board)
+        gtk_box_pack_start(cast(raw(middle)), scroller, 1, 1, 0)
+        gtk_box_pack_start(cast(raw(root)), middle, 1, 1, 0)
+
+        // Status bar.
+        let bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
+        addClass(bar, "status-bar")
+        addClass(statusLight, "status-light")
+        gtk_box_pack_start(cast(raw(bar)), statusLight, 0, 0, 0)
+        gtk_label_set_ellipsize(cast(raw(statusLabel)), PANGO_ELLIPSIZE_END)
+        gtk_label_set_xalign(cast(raw(statusLabel)), 0)
+        setAccessible(statusLabel, name: "Audio status")
+        gtk_box_pack_start(cast(raw(bar)), statusLabel, 1, 1, 0)
+        devicePicker = DevicePicker(engine: engine)
+        gtk_box_pack_end(cast(raw(bar)), devicePicker.button, 0, 0, 0)
+        gtk_box_pack_start(cast(raw(root)), bar, 0, 0, 0)
+
+        onEvent(raw(window), "key-press-event") { [unowned self] event in
+            let e: UnsafeMutablePointer<GdkEventKey> = cast(event)
+            let ctrl = e.pointee.state & GDK_CONTROL_MASK.rawValue != 0
+            if ctrl && (Int32(e.pointee.keyval) == GDK_KEY_q || Int32(e.pointee.keyval) == GDK_KEY_w) {
+                gtk_window_close(cast(raw(window)))
+                return true
+            }
+            return false
+        }
+        onSignal(raw(window), "destroy") { [unowned self] in
+            if tick != 0 { g_source_remove(tick); tick = 0 }
+            onClosed?()
+        }
+        tick = addTimeout(milliseconds: 33) { [weak self] in
+            self?.poll()
+            return true
+        }
+        syncControls()
+        gtk_widget_show_all(window)
+    }
+
+    private func showReadout(_ text: String?) {
+        readout = text
+        gtk_label_set_text(cast(raw(readoutLabel)), text ?? "")
+    }
+
+    /// Knobs, sliders, footswitches and strip follow the parameter store.
+    private func syncControls() {
+        for pedal in pedals { pedal.sync() }
+        updatingSelectors = true
+        for (kind, button) in selectors {
+            let on = controls.parameters.isOn(kind.enabledParameter)
+            if (gtk_toggle_button_get_active(cast(raw(button))) != 0) != on {
+                gtk_toggle_button_set_active(cast(raw(button)), on ? 1 : 0)
+            }
+        }
+        updatingSelectors = false
+    }
+
+    /// About 30 times a second: engine status and meters, looper, outside parameter changes.
+    private func poll() {
+        ticks += 1
+        let status = engine.status()
+        let clips = controls.meters.clipCounts
+        inputMeter.feed(peakDB: status.inputPeakDB, clip: clips.input > seenClips.input)
+        outputMeter.feed(peakDB: status.outputPeakDB, clip: clips.output > seenClips.output)
+        seenClips = clips
+        updateStatus(status)
+        for pedal in pedals { pedal.looper?.update() }
+        let changes = controls.parameters.changeCount
+        if changes != seenChanges {
+            seenChanges = changes
+            syncControls()
+        }
+        if let reporter, ticks % 3 == 0 {
+            reporter.report(engine: engine, status: status, uiSeconds: Int(Date().timeIntervalSince(started)),
+                            readout: readout, layout: layout(), statusText: lastStatusText)
+        }
+    }
+
+    private func updateStatus(_ status: LiveStatus) {
+        var parts: [String]
+        var light = "status-off"
+        switch status.state {
+        case .running: parts = ["Running"]; light = "status-ok"
+        case .stopped: parts = ["Audio stopped"]
+        case .noServer: parts = ["No PulseAudio server — retrying"]; light = "status-bad"
+        case .waitingForInput: parts = ["Waiting for the input device"]; light = "status-bad"
+        case .waitingForOutput: parts = ["Waiting for the output device"]; light = "status-bad"
+        }
+        if let l = status.latencyMs { parts.append(String(format: "latency %.1f ms", l)) }
+        parts.append("\(status.underruns) underrun\(status.underruns == 1 ? "" : "s")")
+        if status.overruns > 0 { parts.append("\(status.overruns) overrun\(status.overruns == 1 ? "" : "s")") }
+        parts.append(devicePicker.summary)
+        if let m = status.message { parts.append(m) }
+        let text = parts.joined(separator: "  ·  ")
+        guard text != lastStatusText else { return }
+        lastStatusText = text
+        gtk_label_set_text(cast(raw(statusLabel)), text)
+        for c in ["status-ok", "status-bad", "status-off"] { removeClass(statusLight, c) }
+        addClass(statusLight, light)
+    }
+
+    /// Where the controls are on screen, for tests (written to the state file).
+    private func layout() -> [String: Any] {
+        guard gtk_widget_get_mapped(window) != 0 else { return [:] }
+        var result: [String: Any] = [:]
+        for pedal in pedals {
+            var entry: [String: Any] = [
+                "origin": rootPoint(pedal.widget, 0, 0),
+                "size": [pedal.layout.width, PedalLayout.height],
+                "led": rootPoint(pedal.widget, pedal.layout.ledX, pedal.layout.ledY),
+                "footswitch": rootCentre(pedal.footswitch),
+            ]
+            var knobs: [String: [Int]] = [:]
+            for knob in pedal.knobs { knobs[knob.parameter.id] = rootPoint(knob.widget, Int(gtk_widget_get_allocated_width(knob.widget)) / 2, 3 + Int(knob.diameter) / 2) }
+            if let eq = pedal.equalizer {
+                for (band, slider) in zip(Parameter.eqBands, eq.sliders) { knobs[band.id] = rootCentre(slider) }
+            }
+            if let names = Parameter.tremoloShape.spec.choices, pedal.kind == .tremolo {
+                for (name, button) in zip(names, pedal.shapeButtons) { knobs["\(Parameter.tremoloShape.id)=\(name)"] = rootCentre(button) }
+            }
+            entry["controls"] = knobs
+            if let looper = pedal.looper { entry["undo"] = rootCentre(looper.undoButton) }
+            result[pedal.kind.rawValue] = entry
+        }
+        var strip: [String: [Int]] = [:]
+        for (kind, button) in selectors { strip[kind.rawValue] = rootCentre(button) }
+        result["strip"] = strip
+        result["more"] = rootCentre(moreButton)
+        return result
+    }
+
+    func finalReport(closuresAlive: Int) {
+        reporter?.report(engine: engine, status: engine.status(), uiSeconds: Int(Date().timeIntervalSince(started)),
+                         readout: nil, layout: [:], closuresAlive: closuresAlive)
+    }
+}

@@ -1,2 +1,0 @@
-import StompboxDSP
-import CGtk

@@ -1,0 +1,317 @@
+import Foundation
+import StompboxAudio
+import StompboxDSP
+
+/// A child process started with posix_spawn and reaped with waitpid by its PID.
+/// (Foundation's `Process` on Linux can stall `waitUntilExit` of one child while another,
+/// long-running one — Xvfb, pulseaudio — is alive, so the harness does not use it.)
+final class Child {
+    let pid: pid_t
+    private var exitStatus: Int32?
+
+    init(_ arguments: [String], environment: [String: String] = [:], stdout: String = "/dev/null", stderr: String = "/dev/null") throws {
+        var env = ProcessInfo.processInfo.environment
+        env.merge(environment) { $1 }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
+        // Test threads run with signals blocked; the child must get a clean mask so SIGTERM works.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var pid: pid_t = 0
+        let result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
+        guard result == 0 else { throw HarnessError("cannot start \(arguments[0]): error \(result)") }
+        self.pid = pid
+    }
+
+    var isRunning: Bool {
+        if exitStatus != nil { return false }
+        var status: Int32 = 0
+        if waitpid(pid, &status, WNOHANG) == pid { exitStatus = status; return false }
+        return true
+    }
+
+    /// The exit code (or 128 + signal).
+    @discardableResult
+    func wait() -> Int32 {
+        if exitStatus == nil {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            exitStatus = status
+        }
+        let s = exitStatus!
+        return (s & 0x7f) == 0 ? (s >> 8) & 0xff : 128 + (s & 0x7f)
+    }
+
+    func terminate() {
+        if isRunning { kill(pid, SIGTERM); wait() }
+    }
+}
+
+/// Runs a command to completion; returns stdout and the exit status.
+@discardableResult
+func shell(_ arguments: [String], environment: [String: String] = [:]) throws -> (output: String, status: Int32) {
+    let out = FileManager.default.temporaryDirectory.appendingPathComponent("stompbox-ui-\(UUID().uuidString).out").path
+    defer { try? FileManager.default.removeItem(atPath: out) }
+    let child = try Child(arguments, environment: environment, stdout: out)
+    let status = child.wait()
+    let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+    return (text, status)
+}
+
+func waitUntil(seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if try condition() { return true }
+        Thread.sleep(forTimeInterval: 0.05)
+    }
+    return try condition()
+}
+
+enum Paths {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../..").standardized
+    static let stompbox = repository.appendingPathComponent(".build/debug/stompbox").path
+    /// Screenshots of the test runs land here.
+    static let artifacts = repository.appendingPathComponent(".build/ui-tests")
+}
+
+/// A private X server on a free display number, killed by its PID.
+final class VirtualDisplay {
+    let number: Int
+    private let process: Child
+
+    init() throws {
+        var n = 70 + Int.random(in: 0..<400)
+        while FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(n)") || FileManager.default.fileExists(atPath: "/tmp/.X\(n)-lock") {
+            n += 1
+        }
+        number = n
+        process = try Child(["/usr/bin/Xvfb", ":\(n)", "-screen", "0", "1920x1080x24", "-nolisten", "tcp"])
+        guard waitUntil(seconds: 10, { FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(n)") }) else {
+            stop()
+            throw HarnessError("Xvfb :\(n) did not start")
+        }
+    }
+
+    var name: String { ":\(number)" }
+
+    func stop() { process.terminate() }
+}
+
+/// A private PulseAudio server (see /work/shared/pulse-test.md): `guitar_in` and `amp_out` null sinks.
+final class PrivatePulse {
+    let directory: URL
+    private var process: Child?
+    var server: String { "unix:\(directory.path)/xdg/pulse/native" }
+
+    static func newDirectory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("stompbox-ui-pulse-\(UUID().uuidString)")
+    }
+
+    static func serverAddress(in directory: URL) -> String { "unix:\(directory.path)/xdg/pulse/native" }
+
+    init?(directory: URL = PrivatePulse.newDirectory()) {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/pulseaudio") else { return nil }
+        self.directory = directory
+        let xdg = directory.appendingPathComponent("xdg")
+        try? FileManager.default.createDirectory(at: xdg, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let script = """
+        load-module module-native-protocol-unix auth-anonymous=1 socket=\(xdg.path)/pulse/native
+        load-module module-null-sink sink_name=guitar_in rate=48000 channels=1 format=float32le
+        load-module module-null-sink sink_name=amp_out rate=48000 channels=1 format=float32le
+        """
+        let pa = directory.appendingPathComponent("test.pa")
+        try? script.write(to: pa, atomically: true, encoding: .utf8)
+        process = try? Child(["/usr/bin/pulseaudio", "-n", "-F", pa.path, "--daemonize=no", "--exit-idle-time=-1",
+                              "--disallow-exit", "--log-target=file:\(directory.path)/pa.log", "--log-level=3"],
+                             environment: ["HOME": directory.path, "XDG_RUNTIME_DIR": xdg.path])
+        guard process != nil else { return nil }
+        let server = "unix:\(xdg.path)/pulse/native"
+        guard waitUntil(seconds: 10, { (try? shell(["pactl", "info"], environment: ["PULSE_SERVER": server]).status) == 0 }) else {
+            stop()
+            return nil
+        }
+    }
+
+    func stop() {
+        process?.terminate()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+/// `stompbox` (the window) on a private display and PulseAudio server, watched through the
+/// JSON state file it writes (STOMPBOX_STATE_FILE) — the engine's parameters and looper state.
+final class PedalboardSession {
+    let display: VirtualDisplay
+    let pulse: PrivatePulse?
+    let process: Child
+    let stateFile: String
+    let home: URL
+
+    /// With `accessibility`, the window runs in its own D-Bus session with the AT-SPI bus
+    /// (`dbus-run-session`), and `busAddress` lets a screen-reader client reach it.
+    let accessibility: Bool
+
+    init(environment extra: [String: String] = [:], accessibility: Bool = false, startPulse: Bool = true) throws {
+        self.accessibility = accessibility
+        display = try VirtualDisplay()
+        pulse = startPulse ? PrivatePulse() : nil
+        home = FileManager.default.temporaryDirectory.appendingPathComponent("stompbox-ui-home-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        stateFile = home.appendingPathComponent("state.json").path
+        var env: [String: String] = [:]
+        env["DISPLAY"] = display.name
+        env["GDK_BACKEND"] = "x11"
+        if !accessibility { env["NO_AT_BRIDGE"] = "1" }
+        env["HOME"] = home.path
+        env["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
+        env["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
+        env["STOMPBOX_STATE_FILE"] = stateFile
+        env["STOMPBOX_INPUT"] = "demo"
+        env["STOMPBOX_OUTPUT"] = "amp_out"
+        env["PULSE_SERVER"] = pulse?.server ?? "unix:/nonexistent"
+        env.merge(extra) { $1 }
+        let stderr = home.appendingPathComponent("stderr.log").path
+        if accessibility {
+            let script = "echo \"$DBUS_SESSION_BUS_ADDRESS\" > '\(home.path)/bus'; exec '\(Paths.stompbox)'"
+            process = try Child(["dbus-run-session", "--", "sh", "-c", script], environment: env, stderr: stderr)
+        } else {
+            process = try Child([Paths.stompbox], environment: env, stderr: stderr)
+        }
+        guard waitUntil(seconds: 30, { (state()?["layout"] as? [String: Any])?["looper"] != nil }) else {
+            stop()
+            throw HarnessError("the window did not open (no layout in \(stateFile))")
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+    }
+
+    func state() -> [String: Any]? {
+        guard let data = FileManager.default.contents(atPath: stateFile) else { return nil }
+        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+    }
+
+    func parameter(_ id: String) -> Double? {
+        (state()?["parameters"] as? [String: Any])?[id] as? Double
+    }
+
+    var looperState: String? { (state()?["looper"] as? [String: Any])?["state"] as? String }
+    var looperLength: Int? { (state()?["looper"] as? [String: Any])?["length"] as? Int }
+    var statusText: String? { state()?["status_text"] as? String }
+    var engineState: String? { (state()?["engine"] as? [String: Any])?["state"] as? String }
+
+    /// A point from the state file's `layout`, e.g. ("overdrive", "footswitch") or ("delay", "controls", "delay.time_ms").
+    func point(_ path: String...) throws -> (x: Int, y: Int) {
+        var node: Any? = state()?["layout"]
+        for key in path { node = (node as? [String: Any])?[key] }
+        guard let xy = node as? [Int], xy.count == 2 else { throw HarnessError("no layout entry \(path)") }
+        return (xy[0], xy[1])
+    }
+
+    func xdotool(_ arguments: String...) throws {
+        try shell(["xdotool"] + arguments, environment: ["DISPLAY": display.name])
+    }
+
+    func screenshot(to path: String) throws {
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try shell(["import", "-window", "root", path], environment: ["DISPLAY": display.name])
+    }
+
+    /// The colour of one screen pixel (8-bit RGB), read from a fresh screenshot.
+    func pixel(_ x: Int, _ y: Int) throws -> (r: Int, g: Int, b: Int) {
+        let out = try shell(["import", "-window", "root", "-crop", "1x1+\(x)+\(y)", "-depth", "8", "txt:-"],
+                            environment: ["DISPLAY": display.name]).output
+        return try parsePixel(out)
+    }
+
+    /// The session bus of an `accessibility` session.
+    var busAddress: String? {
+        (try? String(contentsOfFile: home.appendingPathComponent("bus").path, encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Every named accessible of the window: (role, name, value or description).
+    func accessibleControls() throws -> [(role: String, name: String, value: String)] {
+        guard let bus = busAddress else { throw HarnessError("not an accessibility session") }
+        let script = Paths.repository.appendingPathComponent("Tests/StompboxUITests/Scripts/accessible-controls.py").path
+        let out = try shell(["/usr/bin/python3", "-W", "ignore", script], environment: ["DBUS_SESSION_BUS_ADDRESS": bus, "DISPLAY": display.name])
+        return out.output.split(separator: "\n").compactMap { line in
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            return f.count == 3 ? (f[0], f[1], f[2]) : nil
+        }
+    }
+
+    func stop() {
+        if accessibility, process.isRunning {
+            // dbus-run-session ends with its child: close the window, then make sure.
+            try? xdotool("key", "ctrl+q")
+            _ = waitUntil(seconds: 5) { !process.isRunning }
+        }
+        process.terminate()
+        display.stop()
+        pulse?.stop()
+        try? FileManager.default.removeItem(at: home)
+    }
+}
+
+/// Parses ImageMagick's `txt:` format ("0,0: (255,40,20)  #FF2814  srgb(255,40,20)").
+func parsePixel(_ text: String) throws -> (r: Int, g: Int, b: Int) {
+    guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("0,0:") }),
+          let hash = line.firstIndex(of: "#") else { throw HarnessError("no pixel in \(text)") }
+    let hex = line[line.index(after: hash)...].prefix(6)
+    guard hex.count == 6, let v = Int(hex, radix: 16) else { throw HarnessError("bad pixel \(line)") }
+    return ((v >> 16) & 255, (v >> 8) & 255, v & 255)
+}
+
+func pixels(in png: String, at points: [(Int, Int)]) throws -> [(r: Int, g: Int, b: Int)] {
+    try points.map { p in
+        try parsePixel(try shell(["convert", png, "-crop", "1x1+\(p.0)+\(p.1)", "-depth", "8", "txt:-"]).output)
+    }
+}
+
+/// Whether the parts the looper and audio tests need are the real ones (not this branch's
+/// placeholders): the looper must record when tapped, and the live engine must reach "running"
+/// on a private PulseAudio server.
+enum Capabilities {
+    static let looperRecords: Bool = {
+        let chain = Chain()
+        chain.prepare(sampleRate: 48_000, maximumBlockSize: 128)
+        chain.parameters.set(.looperEnabled, 1)
+        chain.controls.looper.send(.tap)
+        var block = [Float](repeating: 0.1, count: 128)
+        for _ in 0..<4 { block.withUnsafeMutableBufferPointer { chain.process($0) } }
+        return chain.controls.looper.state == .recording
+    }()
+
+    static let liveEngineRuns: Bool = {
+        guard let pulse = PrivatePulse() else { return false }
+        defer { pulse.stop() }
+        setenv("PULSE_SERVER", pulse.server, 1)
+        defer { unsetenv("PULSE_SERVER") }
+        var settings = LiveSettings()
+        settings.input = .demo
+        settings.output = "amp_out"
+        let engine = LiveEngine(chain: Chain(), settings: settings)
+        engine.start()
+        defer { engine.stop() }
+        return waitUntil(seconds: 6) { engine.status().state == .running }
+    }()
+}
