@@ -520,7 +520,11 @@ private final class LiveSession {
             latencySum += recordLatency + playLatency + period
             latencyCount += 1
             let t = now()
-            if t - lastPublish >= 0.5 && t > settledAt {
+            if t <= settledAt {
+                latencySum = 0
+                latencyCount = 0
+                lastPublish = t
+            } else if t - lastPublish >= 0.5 {
                 engine.noteLatency(1000 * latencySum / Double(latencyCount))
                 latencySum = 0
                 latencyCount = 0
