@@ -1,5 +1,73 @@
 import Foundation
 
+/// A child process started with posix_spawn and reaped by its own PID.
+///
+/// Not Foundation's `Process`: on Linux its single reaper thread blocks in `wait4` on one
+/// long-lived child (the server) and then never notices the others exit, so
+/// `waitUntilExit` on a short `pactl` hangs for ever.
+public final class Subprocess: @unchecked Sendable {
+    public let pid: pid_t
+    private var status: Int32?
+
+    /// stdin/stdout from files (or /dev/null), stderr to /dev/null.
+    public init(_ path: String, _ arguments: [String], environment: [String: String],
+                stdin: String? = nil, stdout: String? = nil) throws {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, stdin ?? "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdout ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = ([path] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
+        // Default dispositions and an empty mask: the test runner may ignore SIGINT/SIGTERM,
+        // and ignored signals would stay ignored in the child.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var all = sigset_t()
+        sigfillset(&all)
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        var child: pid_t = 0
+        let rc = posix_spawn(&child, path, &actions, &attributes, argv, envp)
+        guard rc == 0 else { throw PulseTestError.failed("cannot start \(path): \(String(cString: strerror(rc)))") }
+        pid = child
+    }
+
+    /// Waits for the child; returns its exit status.
+    @discardableResult
+    public func wait() -> Int32 {
+        if let status { return status }
+        var raw: Int32 = 0
+        while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+        let code = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f)
+        status = code
+        return code
+    }
+
+    public var isRunning: Bool {
+        if status != nil { return false }
+        var raw: Int32 = 0
+        let r = waitpid(pid, &raw, WNOHANG)
+        if r == pid { status = (raw & 0x7f) == 0 ? (raw >> 8) & 0xff : 128 + (raw & 0x7f); return false }
+        return true
+    }
+
+    /// Sends `signal` to this child only, and waits for it.
+    public func stop(_ signal: Int32 = SIGTERM) {
+        guard isRunning else { return }
+        kill(pid, signal)
+        wait()
+    }
+
+    deinit { if status == nil { stop() } }
+}
+
 /// A private PulseAudio server for tests and the bench (recipe: shared/pulse-test.md).
 ///
 /// Layout ("scope"): a stereo null sink `scope`; `guitar_in` and `amp_out` are mono remap sinks
@@ -13,7 +81,7 @@ public final class PrivatePulseServer: @unchecked Sendable {
     public let directory: URL
     public var socketPath: String { directory.appendingPathComponent("xdg/pulse/native").path }
     public var address: String { "unix:" + socketPath }
-    public private(set) var process: Process?
+    public private(set) var process: Subprocess?
     private var inputModule: Int?
     private var outputModule: Int?
 
@@ -60,15 +128,9 @@ public final class PrivatePulseServer: @unchecked Sendable {
         """
         let scriptURL = directory.appendingPathComponent("test.pa")
         try script.write(to: scriptURL, atomically: true, encoding: .utf8)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
-        p.arguments = ["-n", "-F", scriptURL.path, "--daemonize=no", "--exit-idle-time=-1", "--disallow-exit",
-                       "--log-target=file:\(directory.appendingPathComponent("pa.log").path)", "--log-level=3"]
-        p.environment = environment
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        process = p
+        process = try Subprocess(binary, ["-n", "-F", scriptURL.path, "--daemonize=no", "--exit-idle-time=-1", "--disallow-exit",
+                                          "--log-target=file:\(directory.appendingPathComponent("pa.log").path)", "--log-level=3"],
+                                 environment: environment)
         for _ in 0..<100 {
             if (try? pactl(["info"])) != nil { break }
             usleep(50_000)
@@ -81,10 +143,7 @@ public final class PrivatePulseServer: @unchecked Sendable {
     /// Stops the server by its PID and waits for it to exit.
     public func stop() {
         guard let p = process else { return }
-        if p.isRunning {
-            kill(p.processIdentifier, SIGTERM)
-            p.waitUntilExit()
-        }
+        p.stop(SIGTERM)
         process = nil
         inputModule = nil
         outputModule = nil
@@ -92,24 +151,17 @@ public final class PrivatePulseServer: @unchecked Sendable {
 
     @discardableResult
     public func pactl(_ arguments: [String]) throws -> String {
-        let (status, out) = try Self.runTool("pactl", arguments, environment: environment)
+        let (status, out) = try runTool("pactl", arguments, environment: environment)
         guard status == 0 else { throw PulseTestError.failed("pactl \(arguments.joined(separator: " ")): \(out)") }
         return out
     }
 
-    static func runTool(_ name: String, _ arguments: [String], environment: [String: String]) throws -> (Int32, String) {
-        guard let path = which(name) else { throw PulseTestError.missing(name) }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = arguments
-        p.environment = environment
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+    func runTool(_ name: String, _ arguments: [String], environment: [String: String]) throws -> (Int32, String) {
+        guard let path = Self.which(name) else { throw PulseTestError.missing(name) }
+        let out = directory.appendingPathComponent("tool-\(UUID().uuidString.prefix(8)).out").path
+        defer { unlink(out) }
+        let status = try Subprocess(path, arguments, environment: environment, stdout: out).wait()
+        return (status, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "")
     }
 
     private func loadRemap(_ name: String, _ channel: String) throws -> Int {
@@ -135,25 +187,12 @@ public final class PrivatePulseServer: @unchecked Sendable {
     }
 
     /// Plays mono float samples into `sink` (non-blocking; the returned process ends when done).
-    public func play(_ samples: [Float], into sink: String = "guitar_in") throws -> Process {
+    public func play(_ samples: [Float], into sink: String = "guitar_in") throws -> Subprocess {
         guard let path = Self.which("pacat") else { throw PulseTestError.missing("pacat") }
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = ["--playback", "-d", sink, "--format=float32le", "--rate=\(Self.rate)", "--channels=1", "--raw",
-                       "--latency-msec=20"]
-        p.environment = environment
-        let pipe = Pipe()
-        p.standardInput = pipe
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = samples.withUnsafeBufferPointer { Data(buffer: $0) }
-        let writer = pipe.fileHandleForWriting
-        Thread.detachNewThread {
-            try? writer.write(contentsOf: data)
-            try? writer.close()
-        }
-        return p
+        let file = directory.appendingPathComponent("play-\(UUID().uuidString.prefix(8)).raw")
+        try samples.withUnsafeBufferPointer { Data(buffer: $0) }.write(to: file)
+        return try Subprocess(path, ["--playback", "-d", sink, "--format=float32le", "--rate=\(Self.rate)", "--channels=1", "--raw",
+                                     "--latency-msec=20"], environment: environment, stdin: file.path)
     }
 
     /// Records `scope.monitor` (left = dry input, right = engine output) until `stop` is called.
@@ -164,30 +203,20 @@ public final class PrivatePulseServer: @unchecked Sendable {
 
 /// A `parec` of the scope sink's monitor into a file.
 public final class ScopeRecording {
-    let process: Process
+    let process: Subprocess
     let file: URL
 
     init(environment: [String: String], file: URL) throws {
         guard let path = PrivatePulseServer.which("parec") else { throw PulseTestError.missing("parec") }
         self.file = file
-        FileManager.default.createFile(atPath: file.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: file)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["-d", "scope.monitor", "--format=float32le", "--rate=\(PrivatePulseServer.rate)", "--channels=2", "--raw",
-                             "--latency-msec=20"]
-        process.environment = environment
-        process.standardOutput = handle
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try Subprocess(path, ["-d", "scope.monitor", "--format=float32le", "--rate=\(PrivatePulseServer.rate)",
+                                        "--channels=2", "--raw", "--latency-msec=20"],
+                                 environment: environment, stdout: file.path)
     }
 
     /// Ends the recording and returns (left, right).
     public func finish() -> (left: [Float], right: [Float]) {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGINT)
-            process.waitUntilExit()
-        }
+        process.stop(SIGTERM)
         let data = (try? Data(contentsOf: file)) ?? Data()
         try? FileManager.default.removeItem(at: file)
         let frames = data.count / 8

@@ -60,7 +60,7 @@ struct LiveEngineTests {
         Thread.sleep(forTimeInterval: 0.5)
         let riff = Signal.silence(12_000) + Signal.guitarRiff(seconds: 3) + Signal.silence(24_000)
         let player = try server.play(riff)
-        player.waitUntilExit()
+        player.wait()
         Thread.sleep(forTimeInterval: 0.5)
         let status = engine.status()
         let (left, right) = recording.finish()
