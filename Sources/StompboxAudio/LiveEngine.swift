@@ -454,6 +454,7 @@ private final class LiveSession {
 
         var riffPosition = 0
         var fastReads = 0
+        let backlogBlocks = max(8, Int((0.04 / period).rounded(.up)) + targetFrames / block)
         var starved = false
         var latencySum = 0.0
         var latencyCount = 0
@@ -469,10 +470,11 @@ private final class LiveSession {
             if let record {
                 let t0 = now()
                 if pa_simple_read(record, input.baseAddress, inBytes, &error) < 0 { return failure(error) }
-                // A read that never waits means captured data is queueing up behind us (after a
-                // stall): drop one block to get the latency back, and count it.
+                // Reads that never wait mean captured data is queueing up behind us. The server
+                // delivers in bursts of its own period, so only a queue far beyond that (a stall
+                // of the loop) counts: one block is dropped to bring the latency back.
                 if now() - t0 < 0.1 * period { fastReads += 1 } else { fastReads = 0 }
-                if fastReads >= 4 {
+                if fastReads >= backlogBlocks {
                     fastReads = 0
                     if now() > settledAt { engine.noteOverrun() }
                     if pa_simple_read(record, input.baseAddress, inBytes, &error) < 0 { return failure(error) }

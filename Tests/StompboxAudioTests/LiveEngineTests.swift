@@ -80,6 +80,18 @@ struct LiveEngineTests {
         let measuredMs = Double(search.lag) / 48
         print("live vs offline: lag \(search.lag) samples (\(measuredMs) ms), correlation \(c) over \(span) samples; engine reports \(status.statusLine)")
         #expect(c >= 0.99)
+        if c < 0.99 {
+            // Where it went wrong: the best lag and correlation of each 100 ms window.
+            var report: [String] = []
+            var i = onset
+            while i + 14_400 < min(offline.count, right.count) && report.count < 40 {
+                if let w = ScopeAnalysis.delay(offline, right, start: i, window: 4_800, maxLag: 4_800) {
+                    report.append("\(i - onset):\(w.lag)/\(String(format: "%.3f", w.correlation))")
+                }
+                i += 4_800
+            }
+            print("windows (offset:lag/corr): " + report.joined(separator: " "))
+        }
         // The engine's own figure comes from the streams; it must be there and plausible.
         let reported = try #require(status.latencyMs)
         #expect(reported > 2.6 && reported < 60)
