@@ -8,7 +8,7 @@ import Testing
 /// Serialized: the server's address is process-wide (`PULSE_SERVER`).
 @Suite(.serialized, .enabled(if: PrivatePulseServer.isAvailable, "pulseaudio/pactl/pacat are not installed; install pulseaudio pulseaudio-utils to run the live tests"))
 struct LiveEngineTests {
-    static func settings(block: Int = 128, latencyMs: Double = 10) -> LiveSettings {
+    static func settings(block: Int = 128, latencyMs: Double = LiveSettings().latencyMs) -> LiveSettings {
         var s = LiveSettings()
         s.input = .source("guitar_in.monitor")
         s.output = "amp_out"
@@ -56,14 +56,24 @@ struct LiveEngineTests {
         #expect(Self.wait(for: .running, engine, timeout: 5) != nil)
         Thread.sleep(forTimeInterval: 2)   // past the server's start-up backlog
 
-        let recording = try server.startScopeRecording()
-        Thread.sleep(forTimeInterval: 0.5)
-        let riff = Signal.silence(12_000) + Signal.guitarRiff(seconds: 3) + Signal.silence(24_000)
-        let player = try server.play(riff)
-        player.wait()
-        Thread.sleep(forTimeInterval: 0.5)
-        let status = engine.status()
-        let (left, right) = recording.finish()
+        // A take during which the engine counted a dropout (this VM is shared) is taken again;
+        // a dropout the engine did not count fails the comparison below.
+        var take: (left: [Float], right: [Float], status: LiveStatus)? = nil
+        for _ in 0..<3 {
+            let before = engine.status()
+            let recording = try server.startScopeRecording()
+            Thread.sleep(forTimeInterval: 0.5)
+            let riff = Signal.silence(12_000) + Signal.guitarRiff(seconds: 3) + Signal.silence(24_000)
+            let player = try server.play(riff)
+            player.wait()
+            Thread.sleep(forTimeInterval: 0.5)
+            let status = engine.status()
+            let (left, right) = recording.finish()
+            take = (left, right, status)
+            if status.underruns == before.underruns && status.overruns == before.overruns { break }
+            print("take had a dropout (\(status.statusLine)); taking again")
+        }
+        let (left, right, status) = try #require(take)
         #expect(left.count > 4 * 48_000)
 
         // Offline: the same settings, the same (recorded) input, processed from silence as live.
@@ -80,6 +90,7 @@ struct LiveEngineTests {
         let measuredMs = Double(search.lag) / 48
         print("live vs offline: lag \(search.lag) samples (\(measuredMs) ms), correlation \(c) over \(span) samples; engine reports \(status.statusLine)")
         #expect(c >= 0.99)
+        #expect(measuredMs > 1 && measuredMs < 30)
         if c < 0.99 {
             // Where it went wrong: the best lag and correlation of each 100 ms window.
             var report: [String] = []
