@@ -168,25 +168,24 @@ public final class Reverb: AudioEffect {
         // Input diffusion: Schroeder allpasses smear the attack into a dense cloud. One loop
         // per allpass: a chain of four in one loop would be a long serial dependency per
         // sample, while a loop per stage lets the processor overlap successive samples.
+        // The input, sanitised in place on the way: non-finite samples become silence.
+        for i in 0..<n { io[i] = io[i].isFinite ? io[i] : 0 }
         let k = Reverb.diffusion
         let diffuserMask = diffuserSize - 1
         let v = diffuserIndex
         for stage in 0..<Reverb.diffuserCount {
             let line = diffusers + stage * diffuserSize
             let e = diffuserDelays[stage]
-            for i in 0..<n {
-                let input: Float
-                if stage == 0 {
-                    // The input, sanitised in place on the way: non-finite samples become silence.
-                    input = io[i].isFinite ? io[i] : 0
-                    io[i] = input
-                } else {
-                    input = u[i]
-                }
-                let delayed = line[(v &+ i &- e) & diffuserMask]
-                let stored = Reverb.flush(input + k * delayed)
-                line[(v &+ i) & diffuserMask] = stored
-                u[i] = delayed - k * stored
+            let source = stage == 0 ? UnsafePointer(io) : UnsafePointer(u)
+            // Runs that neither wrap nor read what they write (at most `e` samples, and apart
+            // from the write range modulo the line): contiguous, independent samples, which
+            // the compiler vectorises.
+            var i = 0
+            while i < n {
+                let w = (v &+ i) & diffuserMask, r = (v &+ i &- e) & diffuserMask
+                let m = min(n - i, e, diffuserSize - e, diffuserSize - w, diffuserSize - r)
+                Reverb.allpass(read: line + r, write: line + w, input: source + i, output: u + i, count: m, k: k)
+                i += m
             }
         }
         diffuserIndex = (v &+ n) & diffuserMask
@@ -260,6 +259,36 @@ public final class Reverb: AudioEffect {
             // Only absurd input levels get here (non-finite input is replaced by silence).
             reset()
             io.update(repeating: 0, count: n)
+        }
+    }
+
+    /// One diffuser over a run: stored = input + k·delayed, output = delayed − k·stored.
+    /// `input` may equal `output` (read before written, element by element).
+    @inline(__always)
+    private static func allpass(read: UnsafePointer<Float>, write: UnsafeMutablePointer<Float>,
+                                input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
+                                count: Int, k: Float) {
+        // Eight at a time by hand: the compiler cannot prove `input` and `output` either equal
+        // or apart, so it would not vectorise the loop itself.
+        let kv = SIMD8<Float>(repeating: k)
+        let magnitude = SIMD8<UInt32>(repeating: 0x7fff_ffff)
+        let floor = SIMD8<UInt32>(repeating: Float(1e-15).bitPattern)
+        var i = 0
+        while i + 8 <= count {
+            let delayed = UnsafeRawPointer(read + i).loadUnaligned(as: SIMD8<Float>.self)
+            let x = UnsafeRawPointer(input + i).loadUnaligned(as: SIMD8<Float>.self)
+            let sum = x + kv * delayed
+            let bits = unsafeBitCast(sum, to: SIMD8<UInt32>.self)
+            let stored = unsafeBitCast(bits.replacing(with: 0, where: (bits & magnitude) .< floor), to: SIMD8<Float>.self)
+            UnsafeMutableRawPointer(write + i).storeBytes(of: stored, as: SIMD8<Float>.self)
+            UnsafeMutableRawPointer(output + i).storeBytes(of: delayed - kv * stored, as: SIMD8<Float>.self)
+            i += 8
+        }
+        for i in i..<count {
+            let delayed = read[i]
+            let stored = flush(input[i] + k * delayed)
+            write[i] = stored
+            output[i] = delayed - k * stored
         }
     }
 
