@@ -384,7 +384,7 @@ public final class Looper: AudioEffect {
     private func fadeOutRun(_ io: UnsafeMutablePointer<Float>, _ m: Int) -> Int {
         let p = fadeOutPosition
         let c = p >> Looper.chunkShift
-        let run = min(m, fadeOutLength - p, ((c + 1) << Looper.chunkShift) - p, fadeOutRemaining)
+        let run = min(min(m, fadeOutLength - p), min(((c + 1) << Looper.chunkShift) - p, fadeOutRemaining))
         let t = tape(owner[c]) + p
         let w = fade + (fadeLength - fadeOutRemaining)
         for j in 0..<run {

@@ -183,7 +183,8 @@ public final class Reverb: AudioEffect {
             var i = 0
             while i < n {
                 let w = (v &+ i) & diffuserMask, r = (v &+ i &- e) & diffuserMask
-                let m = min(n - i, e, diffuserSize - e, diffuserSize - w, diffuserSize - r)
+                // (Two-argument mins: the variadic one builds an array, an allocation in debug builds.)
+                let m = min(min(n - i, e), min(diffuserSize - e, min(diffuserSize - w, diffuserSize - r)))
                 Reverb.allpass(read: line + r, write: line + w, input: source + i, output: u + i, count: m, k: k)
                 i += m
             }
