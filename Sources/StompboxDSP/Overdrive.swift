@@ -173,10 +173,7 @@ public final class Overdrive: AudioEffect {
             let r = row(p)
             for i in 0..<n { r[i] = Overdrive.saturate(r[i] + bias) - offset }
         }
-        // Output i = Σ_k h[k] · v[4i + 3 − k]; with k = 4m + q that is Σ_q Σ_m h[4m + q] · row(3 − q)[i − m].
-        // Two rows per pass, into the chunk and then added to it: each pass a plain loop.
-        Overdrive.fir6x2(into: chunk, from: row(3), row(2), taps: taps, count: n, accumulate: false)
-        Overdrive.fir6x2(into: chunk, from: row(1), row(0), taps: taps + 2, count: n, accumulate: true)
+        Overdrive.decimate(into: chunk, row(0), row(1), row(2), row(3), taps: taps, count: n)
 
         // Keep the histories for the next chunk (forward copies: safe when they overlap).
         for k in 0..<history { input[k] = input[n + k] }
@@ -200,20 +197,22 @@ public final class Overdrive: AudioEffect {
         }
     }
 
-    /// out[i] (+)= Σ_{j<6} taps[4j] · x[i − j] + taps[4j + 1] · y[i − j].
+    /// Output i = Σ_{k<24} h[k] · v[4i + 3 − k], v[4m + p] = row p at m. The taps are symmetric
+    /// (h[k] = h[23 − k]), so each pair of samples they weigh alike is added first: 12
+    /// multiplies instead of 24. With k = 4a + q the pair is row(3 − q)[i − a] and
+    /// row(q)[i − 5 + a]. One loop over independent outputs, which the compiler vectorises.
     @inline(__always)
-    private static func fir6x2(into out: UnsafeMutablePointer<Float>, from x: UnsafePointer<Float>,
-                               _ y: UnsafePointer<Float>, taps: UnsafePointer<Float>, count n: Int,
-                               accumulate: Bool) {
-        let c0 = taps[0], c1 = taps[4], c2 = taps[8], c3 = taps[12], c4 = taps[16], c5 = taps[20]
-        let d0 = taps[1], d1 = taps[5], d2 = taps[9], d3 = taps[13], d4 = taps[17], d5 = taps[21]
+    private static func decimate(into out: UnsafeMutablePointer<Float>, _ r0: UnsafePointer<Float>,
+                                 _ r1: UnsafePointer<Float>, _ r2: UnsafePointer<Float>,
+                                 _ r3: UnsafePointer<Float>, taps h: UnsafePointer<Float>, count n: Int) {
+        let h0 = h[0], h1 = h[1], h2 = h[2], h3 = h[3], h4 = h[4], h5 = h[5]
+        let h6 = h[6], h7 = h[7], h8 = h[8], h9 = h[9], h10 = h[10], h11 = h[11]
         for i in 0..<n {
-            let a = c0 * x[i] + c1 * x[i - 1] + c2 * x[i - 2]
-            let b = c3 * x[i - 3] + c4 * x[i - 4] + c5 * x[i - 5]
-            let c = d0 * y[i] + d1 * y[i - 1] + d2 * y[i - 2]
-            let d = d3 * y[i - 3] + d4 * y[i - 4] + d5 * y[i - 5]
-            let sum = (a + b) + (c + d)
-            out[i] = accumulate ? out[i] + sum : sum
+            let s0 = h0 * (r3[i] + r0[i - 5]) + h4 * (r3[i - 1] + r0[i - 4]) + h8 * (r3[i - 2] + r0[i - 3])
+            let s1 = h1 * (r2[i] + r1[i - 5]) + h5 * (r2[i - 1] + r1[i - 4]) + h9 * (r2[i - 2] + r1[i - 3])
+            let s2 = h2 * (r1[i] + r2[i - 5]) + h6 * (r1[i - 1] + r2[i - 4]) + h10 * (r1[i - 2] + r2[i - 3])
+            let s3 = h3 * (r0[i] + r3[i - 5]) + h7 * (r0[i - 1] + r3[i - 4]) + h11 * (r0[i - 2] + r3[i - 3])
+            out[i] = (s0 + s1) + (s2 + s3)
         }
     }
 
