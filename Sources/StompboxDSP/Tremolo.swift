@@ -103,11 +103,15 @@ public final class Tremolo: AudioEffect {
                 let n = min(256, block.count - start)
                 let x = base + start
                 let pF = Float(p)
-                for i in 0..<Int32(n) { // Int32: its conversion to Float vectorises, Int64's does not
-                    var q = pF + Float(i) * incF
+                // An Int32 counter beside the index: its conversion to Float vectorises, Int64's
+                // does not (and a Range<Int32> loop allocates in debug builds).
+                var k: Int32 = 0
+                for i in 0..<n {
+                    var q = pF + Float(k) * incF
+                    k &+= 1
                     q = q >= 1 ? q - 1 : q
-                    let v = x[Int(i)]
-                    x[Int(i)] = v.isFinite ? v * (1 - d * modulation(shape, q)) : 0
+                    let v = x[i]
+                    x[i] = v.isFinite ? v * (1 - d * modulation(shape, q)) : 0
                 }
                 p += Double(n) * inc
                 p -= p.rounded(.down)
