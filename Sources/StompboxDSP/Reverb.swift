@@ -59,6 +59,9 @@ public final class Reverb: AudioEffect {
     /// The block's diffused input, then its wet signal.
     private var scratch = UnsafeMutablePointer<Float>.allocate(capacity: 1)
     private var scratchSize = 1
+    /// Per sample, the four line differences sA − sB whose signed sum is the wet output: the
+    /// sums are done after the network's loop, four samples at a time, not across lanes in it.
+    private var taps = UnsafeMutablePointer<Float>.allocate(capacity: 4)
 
     private var size = SmoothedValue(Parameter.reverbSize.spec.defaultValue)
     private var damping = SmoothedValue(Parameter.reverbDamping.spec.defaultValue)
@@ -76,6 +79,7 @@ public final class Reverb: AudioEffect {
         diffusers.deallocate()
         diffuserDelays.deallocate()
         scratch.deallocate()
+        taps.deallocate()
     }
 
     /// Sizes the lines for `sampleRate`. Not on the audio thread.
@@ -97,6 +101,9 @@ public final class Reverb: AudioEffect {
         scratch.deallocate()
         scratch = .allocate(capacity: scratchSize)
         scratch.initialize(repeating: 0, count: scratchSize)
+        taps.deallocate()
+        taps = .allocate(capacity: 4 * scratchSize)
+        taps.initialize(repeating: 0, count: 4 * scratchSize)
 
         size.prepare(sampleRate: sampleRate)
         damping.prepare(sampleRate: sampleRate)
@@ -212,7 +219,6 @@ public final class Reverb: AudioEffect {
         // Input enters every line, with alternating signs; the output taps alternate too.
         let signs = SIMD4<Float>(1, -1, 1, -1)
         let injectA = signs * 0.5, injectB = -injectA
-        let tapA = signs * (Reverb.outputGain * r), tapB = -tapA
         // Line values below 1e-15 (−300 dB) are written as exact zeros: no denormals, and a
         // dying tail ends in true silence. Compared as magnitudes (sign bit cleared).
         let magnitude = SIMD4<UInt32>(repeating: 0x7fff_ffff)
@@ -245,15 +251,27 @@ public final class Reverb: AudioEffect {
             frame.storeBytes(of: keptB, toByteOffset: (span << 2) + 16, as: SIMD4<Float>.self)
             w = (w &+ 8) & frameMask
 
-            u[i] = (sA * tapA + sB * tapB).sum()
+            UnsafeMutableRawPointer(taps + (i << 2)).storeBytes(of: sA - sB, as: SIMD4<Float>.self)
         }
         lineIndex = w >> 3
+        // The output taps alternate in sign: u = g·(d0 − d1 + d2 − d3) with d = sA − sB.
+        let outputTap = Reverb.outputGain * r
+        let taps = self.taps
+        for i in 0..<n {
+            let d = taps + (i << 2)
+            u[i] = outputTap * ((d[0] - d[1]) + (d[2] - d[3]))
+        }
         lowpassA = yA
         lowpassB = yB
 
         // A local copy: no exclusivity check per sample on the class's stored property.
         var mix = self.mix
-        for i in 0..<n { io[i] += mix.next() * u[i] }
+        if mix.isRamping {
+            for i in 0..<n { io[i] += mix.next() * u[i] }
+        } else {
+            let g = mix.current
+            for i in 0..<n { io[i] += g * u[i] }
+        }
         self.mix = mix
 
         if !(lowpassA + lowpassB).sum().isFinite {
