@@ -5,7 +5,7 @@ import Foundation
 /// every other with equal weight, and the network itself neither gains nor loses energy).
 /// Each line's output passes a gain that sets the decay time and a one-pole low-pass that
 /// damps high frequencies faster, the way air and soft walls do. The eight lines run as two
-/// 4-wide vectors (about 12 ns a sample on the development machine).
+/// 4-wide vectors (about 8 ns a sample on the development machine).
 ///
 /// - `reverb.size` sets the low-frequency decay time RT60 from `shortestDecay` to
 ///   `longestDecay` (exponentially: equal knob travel, equal ratio).
