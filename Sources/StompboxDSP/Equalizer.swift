@@ -5,8 +5,9 @@ import Foundation
 /// (~20 ms) and the band's coefficients recomputed every 16 samples, so nothing zippers. A
 /// band at exactly 0 dB and not ramping is skipped, so a flat EQ passes the signal bit-exact.
 ///
-/// The active bands run in passes of up to three, their states held in registers and the three
-/// applied one after another per sample, so the processor overlaps their recursions. Filters
+/// The active bands run side by side as a six-lane pipeline (see `runWavefront`): lane l
+/// filters sample t − l at step t, so the six recursions advance together in SIMD2<Double>
+/// vectors instead of each waiting on the one before it. Filters
 /// in series commute, so a band that comes in (at 0 dB, the identity) is put first in line
 /// and given the raw input's history, and a band that has settled back at 0 dB simply
 /// leaves: neither disturbs the others.
