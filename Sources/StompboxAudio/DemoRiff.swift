@@ -1,12 +1,10 @@
-import CSndfile
 import Foundation
 
 /// The "demo" input: a short guitar riff made by the project (a Karplus–Strong plucked-string
 /// model), kept as `data/demo-riff.flac` and looped through the chain in real time.
 ///
-/// `stompbox run --write-demo-riff FILE` regenerates the file; the engine reads it with a small
-/// private libsndfile reader (kept apart from the renderer's AudioFile on purpose, see the
-/// branch report) and falls back to generating the riff in memory if the file is not found.
+/// `stompbox run --write-demo-riff FILE` regenerates the file; the engine reads it with
+/// `AudioFile` and falls back to generating the riff in memory if the file is not found.
 enum DemoRiff {
     static let fileName = "demo-riff.flac"
     static let sampleRate = 48_000
@@ -60,59 +58,24 @@ enum DemoRiff {
         return out
     }
 
-    /// Writes the riff as 16-bit mono FLAC.
+    /// Writes the riff as a mono file (format from the extension; the bundled one is FLAC).
     static func write(to path: String) throws {
-        let samples = generate()
-        var info = SF_INFO()
-        info.samplerate = Int32(sampleRate)
-        info.channels = 1
-        info.format = Int32(SF_FORMAT_FLAC | SF_FORMAT_PCM_16)
-        guard let file = sf_open(path, Int32(SFM_WRITE), &info) else {
-            throw DemoRiffError.cannotWrite(path, String(cString: sf_strerror(nil)))
-        }
-        defer { sf_close(file) }
-        let written = samples.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, sf_count_t($0.count)) }
-        guard written == samples.count else { throw DemoRiffError.cannotWrite(path, String(cString: sf_strerror(file))) }
+        try AudioFile.write(AudioBuffer(samples: generate(), sampleRate: sampleRate, channels: 1), to: path)
     }
 
-    /// Where the bundled file is looked for: `$STOMPBOX_DATA`, `data/` next to (or above) the
-    /// executable, the working directory's `data/`, then the installed share directory.
-    static func candidatePaths() -> [String] {
-        var dirs: [String] = []
-        if let env = ProcessInfo.processInfo.environment["STOMPBOX_DATA"] { dirs.append(env) }
-        var dir = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<5 {
-            dirs.append(dir.appendingPathComponent("data").path)
-            dir.deleteLastPathComponent()
+    /// The riff at `sampleRate`, mono, in a buffer the caller owns (and deallocates): read from
+    /// `file` (the bundled `data/demo-riff.flac`, found by the caller), or synthesised when there
+    /// is no such file.
+    static func load(sampleRate: Int = DemoRiff.sampleRate, file: String?) -> UnsafeMutableBufferPointer<Float> {
+        var samples = (generate(), DemoRiff.sampleRate)
+        if let file, let audio = try? AudioFile.read(file), audio.frames > 0 {
+            samples = (audio.channel(0), audio.sampleRate)
         }
-        dirs.append(FileManager.default.currentDirectoryPath + "/data")
-        dirs.append("/usr/local/share/stompbox")
-        dirs.append("/usr/share/stompbox")
-        return dirs.map { $0 + "/" + fileName }
-    }
-
-    /// The riff at `sampleRate`, mono, in a buffer the caller owns (and deallocates).
-    static func load(sampleRate: Int = DemoRiff.sampleRate) -> UnsafeMutableBufferPointer<Float> {
-        let samples = candidatePaths().lazy.compactMap { readMono(path: $0) }.first ?? (generate(), DemoRiff.sampleRate)
         let resampled = resample(samples.0, from: samples.1, to: sampleRate)
         let buffer = UnsafeMutableBufferPointer<Float>.allocate(capacity: max(1, resampled.count))
         buffer.initialize(repeating: 0)
         _ = buffer.initialize(from: resampled)
         return buffer
-    }
-
-    /// Minimal private libsndfile reader: first channel as Float, and the file's rate.
-    static func readMono(path: String) -> ([Float], Int)? {
-        var info = SF_INFO()
-        guard FileManager.default.fileExists(atPath: path), let file = sf_open(path, Int32(SFM_READ), &info) else { return nil }
-        defer { sf_close(file) }
-        let channels = Int(info.channels)
-        let frames = Int(info.frames)
-        guard channels > 0, frames > 0, frames < 60 * 192_000 else { return nil }
-        var interleaved = [Float](repeating: 0, count: frames * channels)
-        let read = interleaved.withUnsafeMutableBufferPointer { sf_readf_float(file, $0.baseAddress, sf_count_t(frames)) }
-        guard read > 0 else { return nil }
-        return ((0..<Int(read)).map { interleaved[$0 * channels] }, Int(info.samplerate))
     }
 
     /// Linear interpolation: good enough for a demo loop at an unusual rate.
@@ -129,16 +92,10 @@ enum DemoRiff {
     }
 }
 
-enum DemoRiffError: Error, CustomStringConvertible {
-    case cannotWrite(String, String)
-    var description: String {
-        switch self {
-        case .cannotWrite(let path, let why): "cannot write \(path): \(why)"
-        }
-    }
-}
 
 /// For `stompbox run --write-demo-riff FILE` (the way data/demo-riff.flac is made).
 public enum DemoRiffFile {
+    /// The bundled file's name in `data/`.
+    public static let fileName = DemoRiff.fileName
     public static func write(to path: String) throws { try DemoRiff.write(to: path) }
 }

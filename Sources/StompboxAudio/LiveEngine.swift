@@ -28,6 +28,9 @@ public struct LiveSettings: Equatable, Sendable {
     /// 9.8 ms end-to-end and no dropouts on the 2-core test VM (see LatencyBench); 64/5 is the
     /// low-latency setting (about 4 ms, with dropouts under load).
     public var latencyMs: Double = 12
+    /// The bundled demo riff (`data/demo-riff.flac`) for the `.demo` input; without it the riff
+    /// is synthesised.
+    public var demoFile: String? = nil
 
     public init() {}
 }
@@ -294,7 +297,7 @@ public final class LiveEngine: @unchecked Sendable {
                 preparedFor = (settings.sampleRate, settings.blockSize)
                 // Between sessions, not in the block loop: the only allocations this thread makes.
                 demo?.deallocate()
-                demo = DemoRiff.load(sampleRate: settings.sampleRate)
+                demo = DemoRiff.load(sampleRate: settings.sampleRate, file: settings.demoFile)
             }
             let session = LiveSession(engine: self, server: server, settings: settings, generation: generation,
                                       source: source, sink: sink)

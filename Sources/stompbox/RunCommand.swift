@@ -39,8 +39,13 @@ struct RunCommand: ParsableCommand {
     @Option(help: "A single-preset JSON file to start from.")
     var preset: String?
 
-    @Option(name: .customLong("set"), help: "ID=VALUE, e.g. overdrive.enabled=on (repeatable; see 'stompbox params').")
+    @Option(name: .customLong("set"), parsing: .unconditionalSingleValue,
+            help: "ID=VALUE, e.g. overdrive.enabled=on (repeatable; see 'stompbox params').")
     var assignments: [String] = []
+
+    @Option(name: .customLong("public-key"),
+            help: ArgumentHelp("A store public key file in place of the shipped one (or set $\(Store.publicKeyVariable)).", valueName: "file"))
+    var publicKey: String?
 
     @Option(help: "Stop after this many seconds (default: until SIGINT/SIGTERM).")
     var seconds: Double?
@@ -66,23 +71,24 @@ struct RunCommand: ParsableCommand {
         }
 
         let controls = EngineControls()
-        if let preset {
-            let data: Data
-            do { data = try Data(contentsOf: URL(fileURLWithPath: preset)) } catch {
-                throw ValidationError("cannot read preset \(preset): \(error.localizedDescription)")
+        let (gate, notes) = Store.currentGate(publicKeyFile: publicKey)
+        for note in notes { warn(note) }
+        do {
+            if let preset {
+                for notice in gate.apply(try RenderCommand.loadPreset(preset), to: controls.parameters) {
+                    warn(notice.description)
+                }
             }
-            do { try Preset(jsonData: data).apply(to: controls.parameters) } catch {
-                throw ValidationError("preset \(preset): \(error)")
+            for text in assignments {
+                let a = try ParameterAssignment(parsing: text)
+                try gate.set(a.parameter, a.value, on: controls.parameters)
             }
-        }
-        for assignment in assignments {
-            guard let eq = assignment.firstIndex(of: "=") else { throw ValidationError("--set wants ID=VALUE, got '\(assignment)'") }
-            do {
-                let parameter = try Parameter.named(String(assignment[..<eq]))
-                controls.parameters.set(parameter, try parameter.spec.parse(String(assignment[assignment.index(after: eq)...])))
-            } catch {
-                throw ValidationError("--set \(assignment): \(error)")
-            }
+        } catch let error as CommandLineError {
+            fail(error.message)
+        } catch let error as RenderActionError {
+            fail(error.description)
+        } catch let error as LockedError {
+            fail(error.description)
         }
 
         var settings = LiveSettings()
@@ -96,6 +102,7 @@ struct RunCommand: ParsableCommand {
         settings.blockSize = block
         settings.latencyMs = latencyMs
         settings.sampleRate = rate
+        settings.demoFile = try? DataFiles.locate().data(DemoRiffFile.fileName).path
 
         let engine = LiveEngine(chain: Chain(controls: controls), settings: settings)
 

@@ -237,10 +237,15 @@ struct LiveEngineTests {
         #expect(riff.count == 4 * 48_000)
         #expect(Measure.peak(riff) > 0.1 && Measure.peak(riff) < 1)
         #expect(Measure.allFinite(riff))
-        // The committed file is the generator's output (16-bit).
-        let path = try #require(DemoRiff.candidatePaths().first { FileManager.default.fileExists(atPath: $0) })
-        let (samples, rate) = try #require(DemoRiff.readMono(path: path))
-        #expect(rate == 48_000 && samples.count == riff.count)
+        // The committed file is the generator's output, and the engine's loader reads it.
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../data/\(DemoRiffFile.fileName)").standardized.path
+        let file = try AudioFile.read(path)
+        let samples = file.channel(0)
+        #expect(file.sampleRate == 48_000 && file.channels == 1 && samples.count == riff.count)
+        let loaded = DemoRiff.load(sampleRate: 48_000, file: path)
+        defer { loaded.deallocate() }
+        #expect(Array(loaded) == samples)
         let worst = zip(samples, riff).map { abs($0 - $1) }.max() ?? 1
         #expect(worst < 1e-3)
         let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? .max
