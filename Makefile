@@ -11,9 +11,14 @@ run: deps-run check-swift
 	$(SWIFT) build -c release --product stompbox
 	.build/release/stompbox
 
+# The live-audio tests measure real-time behaviour through a private PulseAudio server, so they
+# run on their own after the rest (run in parallel, they would compete for the 2 cores).
+LIVE_TESTS := LiveEngineTests
+
 test: deps-test check-swift
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --skip $(LIVE_TESTS)
+	$(SWIFT) test --skip-build --no-parallel --filter $(LIVE_TESTS)
 
 bench: deps-test check-swift
 	$(SWIFT) build -c release --product StompboxBench
