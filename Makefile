@@ -2,7 +2,7 @@
 SWIFT      ?= swift
 BUILD_DEPS := libsndfile1-dev libpulse-dev libgtk-3-dev librsvg2-common pkg-config
 RUN_DEPS   := $(BUILD_DEPS) pulseaudio-utils
-TEST_DEPS  := $(BUILD_DEPS) pulseaudio pulseaudio-utils xvfb xdotool imagemagick sox at-spi2-core dbus-x11 fonts-dejavu-core
+TEST_DEPS  := $(BUILD_DEPS) pulseaudio pulseaudio-utils xvfb xdotool imagemagick sox at-spi2-core dbus-x11 fonts-dejavu-core dbus python3-gi gir1.2-atspi-2.0
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: run test bench build deps-run deps-test check-swift clean
@@ -11,9 +11,14 @@ run: deps-run check-swift
 	$(SWIFT) build -c release --product stompbox
 	.build/release/stompbox
 
+# The live-audio tests measure real-time behaviour through a private PulseAudio server, so they
+# run on their own after the rest (run in parallel, they would compete for the 2 cores).
+LIVE_TESTS := LiveEngineTests
+
 test: deps-test check-swift
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --skip $(LIVE_TESTS)
+	$(SWIFT) test --skip-build --no-parallel --filter $(LIVE_TESTS)
 
 bench: deps-test check-swift
 	$(SWIFT) build -c release --product StompboxBench

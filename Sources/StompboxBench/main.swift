@@ -2,7 +2,7 @@
 // blocks of 128 — ns per sample, real-time factor, heap allocations inside `chain.process`
 // (must be 0), and the same chain in sox for comparison.
 //
-// Options: --seconds S (60), --runs N (5), --no-sox, --allocations-only (no timing, no sox:
+// Options: --seconds S (60), --runs N (5), --no-sox, --no-latency, --allocations-only (no timing, no sox:
 // what the test suite runs). Exits 1 if `chain.process` allocated or allocations cannot be counted.
 
 import CAudioShim
@@ -21,6 +21,7 @@ struct Options {
     var runs = 5
     var sox = true
     var allocationsOnly = false
+    var latency = true
 
     init(_ arguments: [String]) {
         var i = 1
@@ -34,8 +35,9 @@ struct Options {
             case "--seconds": seconds = Double(value()) ?? { fatal("--seconds takes a number") }()
             case "--runs": runs = max(1, Int(value()) ?? { fatal("--runs takes a whole number") }())
             case "--no-sox": sox = false
-            case "--allocations-only": allocationsOnly = true; sox = false
-            default: fatal("unknown option \(arguments[i]) (use --seconds S, --runs N, --no-sox, --allocations-only)")
+            case "--no-latency": latency = false
+            case "--allocations-only": allocationsOnly = true; sox = false; latency = false
+            default: fatal("unknown option \(arguments[i]) (use --seconds S, --runs N, --no-sox, --no-latency, --allocations-only)")
             }
             i += 1
         }
@@ -277,6 +279,11 @@ if !options.allocationsOnly {
             print("  sox:      not installed (apt-get install sox) — no comparison")
         }
     }
+}
+
+// The live loop through a private PulseAudio server: end-to-end latency and dropouts, 30 s each.
+if options.latency {
+    do { try LatencyBench.run() } catch { print("  latency bench failed: \(error)") }
 }
 
 if allocationFailure {

@@ -100,7 +100,22 @@ public final class Delay: AudioEffect {
                 nextDelay = target
                 fadeIndex = 0
             }
-            if fadeIndex >= fadeLength {
+            if fadeIndex >= fadeLength && !feedback.isRamping && !mix.isRamping {
+                // Steady knobs (the usual case): runs that neither wrap nor reach what they
+                // write (at most `d` samples) have independent samples, eight at a time.
+                let d = currentDelay, size = mask &+ 1
+                let fb = feedback.current, wet = mix.current
+                var sums = SIMD8<Float>()
+                while i < n {
+                    let r = (w &- d) & mask
+                    let m = min(min(n - i, d), min(size - d, min(size - w, size - r)))
+                    sums += Delay.steadyRun(io + i, read: buffer + r, write: buffer + w, count: m,
+                                            feedback: fb, mix: wet)
+                    i += m
+                    w = (w &+ m) & mask
+                }
+                check += sums.sum()
+            } else if fadeIndex >= fadeLength {
                 let d = currentDelay
                 while i < n {
                     let x = io[i].isFinite ? io[i] : 0
@@ -141,6 +156,47 @@ public final class Delay: AudioEffect {
             reset()
             block.update(repeating: 0)
         }
+    }
+}
+
+extension Delay {
+    /// One steady run: line ← flush(x + feedback·echo), out = x + mix·echo. Returns the sums
+    /// of what entered the line (lane-wise), for the caller's finiteness check.
+    @inline(__always)
+    static func steadyRun(_ io: UnsafeMutablePointer<Float>, read: UnsafePointer<Float>,
+                          write: UnsafeMutablePointer<Float>, count: Int,
+                          feedback: Float, mix: Float) -> SIMD8<Float> {
+        let fb = SIMD8<Float>(repeating: feedback), wet = SIMD8<Float>(repeating: mix)
+        let magnitude = SIMD8<UInt32>(repeating: 0x7fff_ffff)
+        let finiteLimit = SIMD8<UInt32>(repeating: 0x7f80_0000)
+        let floor = SIMD8<UInt32>(repeating: Float(1e-15).bitPattern)
+        var sums = SIMD8<Float>()
+        var i = 0
+        while i + 8 <= count {
+            let raw = UnsafeRawPointer(io + i).loadUnaligned(as: SIMD8<Float>.self)
+            let rawBits = unsafeBitCast(raw, to: SIMD8<UInt32>.self)
+            let x = raw.replacing(with: 0, where: (rawBits & magnitude) .>= finiteLimit)
+            let echo = UnsafeRawPointer(read + i).loadUnaligned(as: SIMD8<Float>.self)
+            let fed = x + fb * echo
+            let fedBits = unsafeBitCast(fed, to: SIMD8<UInt32>.self)
+            let v = fed.replacing(with: 0, where: (fedBits & magnitude) .< floor)
+            UnsafeMutableRawPointer(write + i).storeBytes(of: v, as: SIMD8<Float>.self)
+            sums += v
+            UnsafeMutableRawPointer(io + i).storeBytes(of: x + wet * echo, as: SIMD8<Float>.self)
+            i += 8
+        }
+        var tail: Float = 0
+        while i < count {
+            let x = io[i].isFinite ? io[i] : 0
+            let echo = read[i]
+            let v = flushDenormal(x + feedback * echo)
+            write[i] = v
+            tail += v
+            io[i] = x + mix * echo
+            i += 1
+        }
+        sums[0] += tail
+        return sums
     }
 }
 

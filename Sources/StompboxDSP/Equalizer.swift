@@ -5,8 +5,9 @@ import Foundation
 /// (~20 ms) and the band's coefficients recomputed every 16 samples, so nothing zippers. A
 /// band at exactly 0 dB and not ramping is skipped, so a flat EQ passes the signal bit-exact.
 ///
-/// The active bands run in passes of up to three, their states held in registers and the three
-/// applied one after another per sample, so the processor overlaps their recursions. Filters
+/// The active bands run side by side as a six-lane pipeline (see `runWavefront`): lane l
+/// filters sample t − l at step t, so the six recursions advance together in SIMD2<Double>
+/// vectors instead of each waiting on the one before it. Filters
 /// in series commute, so a band that comes in (at 0 dB, the identity) is put first in line
 /// and given the raw input's history, and a band that has settled back at 0 dB simply
 /// leaves: neither disturbs the others.
@@ -110,22 +111,7 @@ public final class Equalizer: AudioEffect {
 
             let count = activeCount
             if count > 0 {
-                // Up to three bands per pass, held in registers, one after another per sample
-                // so the processor overlaps their recursions.
-                var k = 0
-                while k < count {
-                    switch count - k {
-                    case 1:
-                        Equalizer.run(x, n, bands + order[k])
-                        k += 1
-                    case 2:
-                        Equalizer.run(x, n, bands + order[k], bands + order[k + 1])
-                        k += 2
-                    default:
-                        Equalizer.run(x, n, bands + order[k], bands + order[k + 1], bands + order[k + 2])
-                        k += 3
-                    }
-                }
+                Equalizer.runWavefront(x, n, bands, order, count)
                 // A band back at 0 dB whose last ramp has died away leaves the line.
                 var kept = 0
                 for k in 0..<count {
@@ -142,27 +128,25 @@ public final class Equalizer: AudioEffect {
         for k in 0..<activeCount { bands[order[k]].flushDenormals() }
     }
 
-    private static func run(_ x: UnsafeMutablePointer<Float>, _ n: Int, _ a: UnsafeMutablePointer<PeakingBand>) {
-        var f = a.pointee.filter
-        for i in 0..<n { x[i] = Float(f.tick(Double(x[i]))) }
-        a.pointee.filter = f
-    }
-
-    private static func run(_ x: UnsafeMutablePointer<Float>, _ n: Int, _ a: UnsafeMutablePointer<PeakingBand>,
-                            _ b: UnsafeMutablePointer<PeakingBand>) {
-        var f = a.pointee.filter, g = b.pointee.filter
-        for i in 0..<n { x[i] = Float(g.tick(f.tick(Double(x[i])))) }
-        a.pointee.filter = f
-        b.pointee.filter = g
-    }
-
-    private static func run(_ x: UnsafeMutablePointer<Float>, _ n: Int, _ a: UnsafeMutablePointer<PeakingBand>,
-                            _ b: UnsafeMutablePointer<PeakingBand>, _ c: UnsafeMutablePointer<PeakingBand>) {
-        var f = a.pointee.filter, g = b.pointee.filter, h = c.pointee.filter
-        for i in 0..<n { x[i] = Float(h.tick(g.tick(f.tick(Double(x[i]))))) }
-        a.pointee.filter = f
-        b.pointee.filter = g
-        c.pointee.filter = h
+    /// The active bands (at most six) as one pipeline of six lanes in three SIMD2 vectors:
+    /// at step t, lane l filters sample t − l, taking as input what lane l − 1 produced at step
+    /// t − 1. Every lane advances at each step, so the six recursions run side by side instead
+    /// of waiting on each other; lanes past `count` are identities (b0 = 1, the rest 0, exact).
+    /// The first and last five steps fill and drain the pipeline (lanes outside the block
+    /// hold still), so each block starts and ends with every band at the same sample: no
+    /// latency, and the per-band states stay what `continueFrom`/`isSettledFlat` expect.
+    private static func runWavefront(_ x: UnsafeMutablePointer<Float>, _ n: Int,
+                                     _ bands: UnsafeMutablePointer<PeakingBand>,
+                                     _ order: UnsafeMutablePointer<Int>, _ count: Int) {
+        var w = Wavefront(bands, order, count)
+        let latency = Wavefront.latency
+        let fill = min(latency, n)
+        for t in 0..<fill { w.maskedStep(x, t, n) }
+        if n > latency {
+            for t in latency..<n { w.step(x, t) }
+        }
+        for t in max(n, fill)..<(n + latency) { w.maskedStep(x, t, n) }
+        w.store(bands, order, count)
     }
 
     /// The combined response in dB of the six bands at `hz` with `bandGains` (dB, one per band),
@@ -254,6 +238,91 @@ struct PeakingBand {
     }
 
     mutating func flushDenormals() { filter.flushDenormals() }
+}
+
+/// The equaliser's six-lane pipeline (see `Equalizer.runWavefront`).
+struct Wavefront {
+    static let latency = 5
+    /// Lanes (0, 3), (1, 4) and (2, 5): each pair's input is the previous pair's output, and
+    /// only the first needs a shuffle (the input sample beside lane 2's output).
+    var p0, p1, p2: LanePair
+
+    @inline(__always)
+    init(_ bands: UnsafeMutablePointer<PeakingBand>, _ order: UnsafeMutablePointer<Int>, _ count: Int) {
+        func filter(_ l: Int) -> Biquad { l < count ? bands[order[l]].filter : Biquad() }
+        p0 = LanePair(filter(0), filter(3))
+        p1 = LanePair(filter(1), filter(4))
+        p2 = LanePair(filter(2), filter(5))
+    }
+
+    /// Every lane inside the block.
+    @inline(__always)
+    mutating func step(_ x: UnsafeMutablePointer<Float>, _ t: Int) {
+        let in0 = SIMD2(Double(x[t]), p2.y1[0]), in1 = p0.y1, in2 = p1.y1
+        p0.tick(in0)
+        p1.tick(in1)
+        p2.tick(in2)
+        x[t - Wavefront.latency] = Float(p2.y1[1])
+    }
+
+    /// Filling or draining: lanes whose sample t − l lies outside 0..<n hold still.
+    @inline(__always)
+    mutating func maskedStep(_ x: UnsafeMutablePointer<Float>, _ t: Int, _ n: Int) {
+        let input = t < n ? Double(x[t]) : 0
+        let in0 = SIMD2(input, p2.y1[0]), in1 = p0.y1, in2 = p1.y1
+        let low = SIMD2<Int64>(repeating: Int64(t - n)), high = SIMD2<Int64>(repeating: Int64(t))
+        let lanes0 = SIMD2<Int64>(0, 3), lanes1 = SIMD2<Int64>(1, 4), lanes2 = SIMD2<Int64>(2, 5)
+        p0.tick(in0, where: (lanes0 .> low) .& (lanes0 .<= high))
+        p1.tick(in1, where: (lanes1 .> low) .& (lanes1 .<= high))
+        p2.tick(in2, where: (lanes2 .> low) .& (lanes2 .<= high))
+        if t >= Wavefront.latency { x[t - Wavefront.latency] = Float(p2.y1[1]) }
+    }
+
+    func store(_ bands: UnsafeMutablePointer<PeakingBand>, _ order: UnsafeMutablePointer<Int>, _ count: Int) {
+        for l in 0..<min(count, 6) {
+            let p = l % 3 == 0 ? p0 : (l % 3 == 1 ? p1 : p2), k = l / 3
+            let b = bands + order[l]
+            b.pointee.filter.x1 = p.x1[k]; b.pointee.filter.x2 = p.x2[k]
+            b.pointee.filter.y1 = p.y1[k]; b.pointee.filter.y2 = p.y2[k]
+        }
+    }
+}
+
+/// Two biquads side by side in the lanes of SIMD2 vectors (the equaliser's pipeline).
+struct LanePair {
+    let b0, b2, a1, a2: SIMD2<Double>
+    var x1, x2, y1, y2: SIMD2<Double>
+
+    @inline(__always)
+    init(_ f: Biquad, _ g: Biquad) {
+        b0 = SIMD2(f.b0, g.b0); b2 = SIMD2(f.b2, g.b2)
+        a1 = SIMD2(f.a1, g.a1); a2 = SIMD2(f.a2, g.a2)
+        x1 = SIMD2(f.x1, g.x1); x2 = SIMD2(f.x2, g.x2)
+        y1 = SIMD2(f.y1, g.y1); y2 = SIMD2(f.y2, g.y2)
+    }
+
+    /// Direct form I, as `Biquad.tick`; the terms of the older samples are summed first.
+    @inline(__always)
+    func output(_ x: SIMD2<Double>) -> SIMD2<Double> {
+        // b1 = a1 for a peaking filter: one multiply less.
+        let older = b2 * x2 - a2 * y2
+        return b0 * x + (older + a1 * (x1 - y1))
+    }
+
+    @inline(__always)
+    mutating func tick(_ x: SIMD2<Double>) {
+        let y = output(x)
+        x2 = x1; x1 = x
+        y2 = y1; y1 = y
+    }
+
+    /// Lanes outside `active` keep their state.
+    @inline(__always)
+    mutating func tick(_ x: SIMD2<Double>, where active: SIMDMask<SIMD2<Int64>>) {
+        let y = output(x)
+        x2.replace(with: x1, where: active); x1.replace(with: x, where: active)
+        y2.replace(with: y1, where: active); y1.replace(with: y, where: active)
+    }
 }
 
 /// A peaking biquad (b1 = a1) in direct form I with its coefficients (a0 = 1).

@@ -120,7 +120,20 @@ public final class Flanger: AudioEffect {
             let dNorm = ((1 - fbEnd * fbEnd).squareRoot() - norm) * scale
 
             let x = base + start
-            for i in 0..<n {
+            var first = 0
+            if min(delay, delayEnd) >= 5 {
+                // Four samples at a time: with the delay at least 5 samples, none of the four
+                // reads what the other three write, so they can be computed side by side.
+                first = Flanger.runFour(x, n, line: line, mask: mask, writeIndex: &writeIndex,
+                                        delay: delay, dDelay: dDelay, fb: fb, dFb: dFb,
+                                        mix: m, dMix: dMix, norm: norm, dNorm: dNorm)
+                let done = Float(first)
+                delay += done * dDelay
+                fb += done * dFb
+                m += done * dMix
+                norm += done * dNorm
+            }
+            for i in first..<n {
                 let input = x[i].isFinite ? x[i] : 0
                 delay += dDelay
                 fb += dFb
@@ -153,5 +166,56 @@ public final class Flanger: AudioEffect {
         delayNow = delay
         feedbackNow = fb
         mixNow = m
+    }
+
+    /// The flanger's loop for runs of four samples (see `process`), the knobs' ramps evaluated
+    /// per sample as there. Returns how many samples it did (a multiple of four).
+    @inline(__always)
+    private static func runFour(_ x: UnsafeMutablePointer<Float>, _ n: Int, line: UnsafeMutablePointer<Float>,
+                                mask: Int, writeIndex: inout Int, delay: Float, dDelay: Float,
+                                fb: Float, dFb: Float, mix: Float, dMix: Float,
+                                norm: Float, dNorm: Float) -> Int {
+        let finiteLimit = SIMD4<UInt32>(repeating: 0x7f80_0000)
+        let magnitude = SIMD4<UInt32>(repeating: 0x7fff_ffff)
+        let floor = SIMD4<UInt32>(repeating: Float(1e-15).bitPattern)
+        var w = writeIndex
+        var i = 0
+        while i + 4 <= n {
+            let steps = SIMD4<Float>(Float(i + 1), Float(i + 2), Float(i + 3), Float(i + 4))
+            let dv = delay + steps * dDelay
+            // Whole and fractional delays per lane (all positive: truncation is the floor).
+            let k0 = Int(dv[0]), k1 = Int(dv[1]), k2 = Int(dv[2]), k3 = Int(dv[3])
+            let f = dv - SIMD4(Float(k0), Float(k1), Float(k2), Float(k3))
+            // y1 is `whole` samples old; the four taps are consecutive (r − 2 … r + 1).
+            let r0 = w &- k0, r1 = w &+ 1 &- k1, r2 = w &+ 2 &- k2, r3 = w &+ 3 &- k3
+            let y0 = SIMD4(line[(r0 &+ 1) & mask], line[(r1 &+ 1) & mask], line[(r2 &+ 1) & mask], line[(r3 &+ 1) & mask])
+            let y1 = SIMD4(line[r0 & mask], line[r1 & mask], line[r2 & mask], line[r3 & mask])
+            let y2 = SIMD4(line[(r0 &- 1) & mask], line[(r1 &- 1) & mask], line[(r2 &- 1) & mask], line[(r3 &- 1) & mask])
+            let y3 = SIMD4(line[(r0 &- 2) & mask], line[(r1 &- 2) & mask], line[(r2 &- 2) & mask], line[(r3 &- 2) & mask])
+            let c1 = 0.5 * (y2 - y0)
+            let c2 = y0 - 2.5 * y1 + 2 * y2 - 0.5 * y3
+            let c3 = 0.5 * (y3 - y0) + 1.5 * (y1 - y2)
+            let d = ((c3 * f + c2) * f + c1) * f + y1
+
+            let raw = UnsafeRawPointer(x + i).loadUnaligned(as: SIMD4<Float>.self)
+            let rawBits = unsafeBitCast(raw, to: SIMD4<UInt32>.self)
+            let input = raw.replacing(with: 0, where: (rawBits & magnitude) .>= finiteLimit)
+            let fbv = fb + steps * dFb
+            let feed = input + fbv * d
+            let feedBits = unsafeBitCast(feed, to: SIMD4<UInt32>.self)
+            let stored = feed.replacing(with: 0, where: (feedBits & magnitude) .< floor)
+            if w &+ 3 <= mask {
+                UnsafeMutableRawPointer(line + w).storeBytes(of: stored, as: SIMD4<Float>.self)
+            } else {
+                line[w] = stored[0]; line[(w &+ 1) & mask] = stored[1]
+                line[(w &+ 2) & mask] = stored[2]; line[(w &+ 3) & mask] = stored[3]
+            }
+            w = (w &+ 4) & mask
+            let mv = mix + steps * dMix, nv = norm + steps * dNorm
+            UnsafeMutableRawPointer(x + i).storeBytes(of: input + mv * (nv * d - input), as: SIMD4<Float>.self)
+            i += 4
+        }
+        writeIndex = w
+        return i
     }
 }

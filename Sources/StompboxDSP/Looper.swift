@@ -342,6 +342,15 @@ public final class Looper: AudioEffect {
                 io[j] = x + level.next() * (before + w[j] * (t[j] - before))
             }
             undoFadeRemaining -= run
+        } else if dubbing && dubGain == dubTarget && !level.isRamping {
+            // Steady overdub (the usual case): no ramp, so the loop vectorises.
+            let g = dubGain, l = level.current
+            for j in 0..<run {
+                let x = io[j].isFinite ? io[j] : 0
+                let old = t[j]
+                t[j] = old + g * x
+                io[j] = x + l * old
+            }
         } else if dubbing {
             var g = dubGain
             let target = dubTarget, step = dubStep
@@ -353,6 +362,12 @@ public final class Looper: AudioEffect {
                 io[j] = x + level.next() * old
             }
             dubGain = g
+        } else if !level.isRamping {
+            let l = level.current
+            for j in 0..<run {
+                let x = io[j].isFinite ? io[j] : 0
+                io[j] = x + l * t[j]
+            }
         } else {
             for j in 0..<run {
                 let x = io[j].isFinite ? io[j] : 0
@@ -369,7 +384,7 @@ public final class Looper: AudioEffect {
     private func fadeOutRun(_ io: UnsafeMutablePointer<Float>, _ m: Int) -> Int {
         let p = fadeOutPosition
         let c = p >> Looper.chunkShift
-        let run = min(m, fadeOutLength - p, ((c + 1) << Looper.chunkShift) - p, fadeOutRemaining)
+        let run = min(min(m, fadeOutLength - p), min(((c + 1) << Looper.chunkShift) - p, fadeOutRemaining))
         let t = tape(owner[c]) + p
         let w = fade + (fadeLength - fadeOutRemaining)
         for j in 0..<run {

@@ -7,13 +7,13 @@ import Foundation
 /// The curve is a rational tanh approximation that reaches ±1 with zero slope at ±3, so its
 /// output is bounded whatever the drive; a small bias makes it asymmetric (even harmonics, as
 /// a tube or a diode pair with unequal sides) and the DC blocker removes the offset that adds.
-/// Oversampling uses one 32-tap Kaiser-windowed FIR as a polyphase interpolator and again as
+/// Oversampling uses one 24-tap Kaiser-windowed FIR as a polyphase interpolator and again as
 /// the decimator, so harmonics above the audio band are filtered instead of folding back.
 /// Each block goes through in passes (gain, upsample, curve, decimate, filters) over
 /// contiguous buffers, the four oversampled phases kept in separate rows: every pass is a
 /// plain loop over samples with no dependency between them, which the compiler vectorises.
 ///
-/// Latency: the two linear-phase filters delay the signal by 7.75 samples (0.16 ms at 48 kHz).
+/// Latency: the two linear-phase filters delay the signal by 5.75 samples (0.12 ms at 48 kHz).
 ///
 /// Threads: `init` and `prepare` off the audio thread (they allocate); `process` and `reset`
 /// on the audio thread, allocation- and lock-free.
@@ -24,7 +24,7 @@ public final class Overdrive: AudioEffect {
 
     /// Asymmetry of the curve: the input is shifted by this before clipping.
     static let bias: Float = 0.2
-    static let tapCount = 32
+    static let tapCount = 24
     static let tapsPerPhase = tapCount / 4
     /// Tone filter coefficients are recomputed every this many samples while the knob moves.
     static let subBlock = 32
@@ -34,7 +34,7 @@ public final class Overdrive: AudioEffect {
     private var level = SmoothedValue(0.5)
     private var tone = SmoothedValue(0.5)
 
-    /// Filter taps h[0…31] (symmetric, sum 1); the interpolator uses 4·h.
+    /// Filter taps h[0…23] (symmetric, sum 1); the interpolator uses 4·h.
     private let taps: UnsafeMutablePointer<Float>
     /// Gained input: `history` samples of the past, then the chunk.
     private var input = UnsafeMutablePointer<Float>.allocate(capacity: 1)
@@ -166,17 +166,14 @@ public final class Overdrive: AudioEffect {
 
         // Phase p of input sample i: Σ_j 4·h[4j + p] · x[i − j].
         for p in 0..<4 {
-            Overdrive.fir8(into: row(p), from: input + history, taps: taps + p, scale: 4, count: n)
+            Overdrive.fir6(into: row(p), from: input + history, taps: taps + p, scale: 4, count: n)
         }
         let bias = Overdrive.bias, offset = Overdrive.saturate(Overdrive.bias)
         for p in 0..<4 {
             let r = row(p)
             for i in 0..<n { r[i] = Overdrive.saturate(r[i] + bias) - offset }
         }
-        // Output i = Σ_k h[k] · v[4i + 3 − k]; with k = 4m + q that is Σ_q Σ_m h[4m + q] · row(3 − q)[i − m].
-        // Two rows per pass, into the chunk and then added to it: each pass a plain loop.
-        Overdrive.fir8x2(into: chunk, from: row(3), row(2), taps: taps, count: n, accumulate: false)
-        Overdrive.fir8x2(into: chunk, from: row(1), row(0), taps: taps + 2, count: n, accumulate: true)
+        Overdrive.decimate(into: chunk, row(0), row(1), row(2), row(3), taps: taps, count: n)
 
         // Keep the histories for the next chunk (forward copies: safe when they overlap).
         for k in 0..<history { input[k] = input[n + k] }
@@ -186,36 +183,36 @@ public final class Overdrive: AudioEffect {
         }
     }
 
-    /// out[i] = Σ_{j<8} scale·taps[4j] · x[i − j]. The taps are read once into registers and
+    /// out[i] = Σ_{j<6} scale·taps[4j] · x[i − j]. The taps are read once into registers and
     /// each output is independent of the others, so the loop vectorises.
     @inline(__always)
-    private static func fir8(into out: UnsafeMutablePointer<Float>, from x: UnsafePointer<Float>,
+    private static func fir6(into out: UnsafeMutablePointer<Float>, from x: UnsafePointer<Float>,
                              taps: UnsafePointer<Float>, scale: Float, count n: Int) {
-        let c0 = scale * taps[0], c1 = scale * taps[4], c2 = scale * taps[8], c3 = scale * taps[12]
-        let c4 = scale * taps[16], c5 = scale * taps[20], c6 = scale * taps[24], c7 = scale * taps[28]
+        let c0 = scale * taps[0], c1 = scale * taps[4], c2 = scale * taps[8]
+        let c3 = scale * taps[12], c4 = scale * taps[16], c5 = scale * taps[20]
         for i in 0..<n {
-            let a = c0 * x[i] + c1 * x[i - 1] + c2 * x[i - 2] + c3 * x[i - 3]
-            let b = c4 * x[i - 4] + c5 * x[i - 5] + c6 * x[i - 6] + c7 * x[i - 7]
+            let a = c0 * x[i] + c1 * x[i - 1] + c2 * x[i - 2]
+            let b = c3 * x[i - 3] + c4 * x[i - 4] + c5 * x[i - 5]
             out[i] = a + b
         }
     }
 
-    /// out[i] (+)= Σ_{j<8} taps[4j] · x[i − j] + taps[4j + 1] · y[i − j].
+    /// Output i = Σ_{k<24} h[k] · v[4i + 3 − k], v[4m + p] = row p at m. The taps are symmetric
+    /// (h[k] = h[23 − k]), so each pair of samples they weigh alike is added first: 12
+    /// multiplies instead of 24. With k = 4a + q the pair is row(3 − q)[i − a] and
+    /// row(q)[i − 5 + a]. One loop over independent outputs, which the compiler vectorises.
     @inline(__always)
-    private static func fir8x2(into out: UnsafeMutablePointer<Float>, from x: UnsafePointer<Float>,
-                               _ y: UnsafePointer<Float>, taps: UnsafePointer<Float>, count n: Int,
-                               accumulate: Bool) {
-        let c0 = taps[0], c1 = taps[4], c2 = taps[8], c3 = taps[12]
-        let c4 = taps[16], c5 = taps[20], c6 = taps[24], c7 = taps[28]
-        let d0 = taps[1], d1 = taps[5], d2 = taps[9], d3 = taps[13]
-        let d4 = taps[17], d5 = taps[21], d6 = taps[25], d7 = taps[29]
+    private static func decimate(into out: UnsafeMutablePointer<Float>, _ r0: UnsafePointer<Float>,
+                                 _ r1: UnsafePointer<Float>, _ r2: UnsafePointer<Float>,
+                                 _ r3: UnsafePointer<Float>, taps h: UnsafePointer<Float>, count n: Int) {
+        let h0 = h[0], h1 = h[1], h2 = h[2], h3 = h[3], h4 = h[4], h5 = h[5]
+        let h6 = h[6], h7 = h[7], h8 = h[8], h9 = h[9], h10 = h[10], h11 = h[11]
         for i in 0..<n {
-            let a = c0 * x[i] + c1 * x[i - 1] + c2 * x[i - 2] + c3 * x[i - 3]
-            let b = c4 * x[i - 4] + c5 * x[i - 5] + c6 * x[i - 6] + c7 * x[i - 7]
-            let c = d0 * y[i] + d1 * y[i - 1] + d2 * y[i - 2] + d3 * y[i - 3]
-            let d = d4 * y[i - 4] + d5 * y[i - 5] + d6 * y[i - 6] + d7 * y[i - 7]
-            let sum = (a + b) + (c + d)
-            out[i] = accumulate ? out[i] + sum : sum
+            let s0 = h0 * (r3[i] + r0[i - 5]) + h4 * (r3[i - 1] + r0[i - 4]) + h8 * (r3[i - 2] + r0[i - 3])
+            let s1 = h1 * (r2[i] + r1[i - 5]) + h5 * (r2[i - 1] + r1[i - 4]) + h9 * (r2[i - 2] + r1[i - 3])
+            let s2 = h2 * (r1[i] + r2[i - 5]) + h6 * (r1[i - 1] + r2[i - 4]) + h10 * (r1[i - 2] + r2[i - 3])
+            let s3 = h3 * (r0[i] + r3[i - 5]) + h7 * (r0[i - 1] + r3[i - 4]) + h11 * (r0[i - 2] + r3[i - 3])
+            out[i] = (s0 + s1) + (s2 + s3)
         }
     }
 
@@ -273,7 +270,10 @@ public final class Overdrive: AudioEffect {
     private func designFilter() {
         let count = Overdrive.tapCount
         let cutoff = (20.0 / 48.0) / 4 // × base rate / oversampled rate
-        let beta = 7.0
+        // β 5 at 24 taps: nearly the passband of the former 32-tap, β 7 design (−0.1 dB at
+        // 8 kHz, −0.3 dB at 10 kHz, −2 dB at 15 kHz), images above 28 kHz 21 dB down per pass
+        // and above 40 kHz 59 dB; the 2.5 kHz aliasing test measures 48 dB less than without.
+        let beta = 5.0
         var h = [Double](repeating: 0, count: count)
         let middle = Double(count - 1) / 2
         for i in 0..<count {

@@ -27,6 +27,13 @@ public struct SafetyLimiter {
 
         let ceiling = self.ceiling
         let release = releasePerSample
+        if peak <= ceiling.bitPattern {
+            // Recovering only: every sample finite and within the ceiling, so nothing ducks
+            // (|x|·g ≤ |x|) and the gain just follows its release, g = 1 − (1 − g)·rⁱ. Four
+            // samples at a time: no per-sample recursion through the ducking test.
+            releaseOnly(block)
+            return Float(bitPattern: largestMagnitudeBits(block))
+        }
         var g = gain
         for i in block.indices {
             var x = block[i]
@@ -38,8 +45,39 @@ public struct SafetyLimiter {
             x *= g
             block[i] = min(max(x, -1), 1)
         }
-        gain = g
+        gain = settled(g)
         return Float(bitPattern: largestMagnitudeBits(block))
+    }
+
+    /// A gain within 1e-6 of unity is unity (−0.00001 dB): the release on its own would stop
+    /// one step short of 1 (1 − 2⁻²⁴ times r rounds back to itself) and keep the per-sample
+    /// path running for ever.
+    @inline(__always)
+    private func settled(_ g: Float) -> Float { 1 - g < 1e-6 ? 1 : g }
+
+    private mutating func releaseOnly(_ block: UnsafeMutableBufferPointer<Float>) {
+        guard let x = block.baseAddress else { return }
+        let r = releasePerSample
+        let n = block.count
+        // Distance from unity for the next four samples: (1 − g)·(r, r², r³, r⁴).
+        var h = (1 - gain) * SIMD4<Float>(r, r * r, r * r * r, r * r * r * r)
+        let r4 = SIMD4<Float>(repeating: r * r * r * r)
+        let one = SIMD4<Float>(repeating: 1)
+        var i = 0
+        while i + 4 <= n {
+            let v = UnsafeRawPointer(x + i).loadUnaligned(as: SIMD4<Float>.self)
+            let y = (v * (one - h)).clamped(lowerBound: -one, upperBound: one)
+            UnsafeMutableRawPointer(x + i).storeBytes(of: y, as: SIMD4<Float>.self)
+            h *= r4
+            i += 4
+        }
+        var d = h[0] / r // the distance reached after the last sample done
+        while i < n {
+            d *= r
+            x[i] = min(max(x[i] * (1 - d), -1), 1)
+            i += 1
+        }
+        gain = settled(1 - d)
     }
 }
 

@@ -93,12 +93,12 @@ final class EqualizerSection {
         cairo_move_to(cr, 6, y(-12) + 3); cairo_show_text(cr, "-12")
 
         // The response of the six bands as the DSP computes it.
-        let gains = Parameter.eqBands.map { store.load($0) }
+        let gains = Parameter.eqBands.map { Double(store.load($0)) }
         let steps = Int(w / 2)
         var points: [(Double, Double)] = []
         for i in 0...steps {
             let f = pow(10, low + (high - low) * Double(i) / Double(steps))
-            points.append((x(f), y(eqMagnitudeDecibels(atFrequency: f, bandGains: gains, sampleRate: 48_000))))
+            points.append((x(f), y(Equalizer.magnitudeDecibels(atFrequency: f, bandGains: gains, sampleRate: 48_000))))
         }
         cairo_move_to(cr, points[0].0, y(0))
         for p in points { cairo_line_to(cr, p.0, p.1) }
@@ -115,24 +115,4 @@ final class EqualizerSection {
         cairo_set_source_rgb(cr, 0.6, 1, 0.72)
         cairo_stroke(cr)
     }
-}
-
-// TEMPORARY until StompboxDSP's `Equalizer.magnitudeDecibels(atFrequency:bandGains:sampleRate:)`
-// lands (written by the DSP helper): the lead replaces the call above with that function and
-// deletes this fallback, so the curve shows exactly what the DSP does. RBJ peaking biquads, Q 1.4.
-private func eqMagnitudeDecibels(atFrequency frequency: Double, bandGains: [Float], sampleRate: Double) -> Double {
-    var total = 0.0
-    for (centre, gain) in zip(Equalizer.bandFrequencies, bandGains) where gain != 0 {
-        let a = pow(10, Double(gain) / 40)
-        let w0 = 2 * Double.pi * centre / sampleRate
-        let alpha = sin(w0) / (2 * 1.4)
-        let b0 = 1 + alpha * a, b1 = -2 * cos(w0), b2 = 1 - alpha * a
-        let a0 = 1 + alpha / a, a1 = -2 * cos(w0), a2 = 1 - alpha / a
-        let w = 2 * Double.pi * frequency / sampleRate
-        // |H(e^jw)| from the real and imaginary parts of numerator and denominator.
-        let nr = b0 + b1 * cos(w) + b2 * cos(2 * w), ni = -(b1 * sin(w) + b2 * sin(2 * w))
-        let dr = a0 + a1 * cos(w) + a2 * cos(2 * w), di = -(a1 * sin(w) + a2 * sin(2 * w))
-        total += 10 * log10((nr * nr + ni * ni) / (dr * dr + di * di))
-    }
-    return total
 }

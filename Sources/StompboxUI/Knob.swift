@@ -79,8 +79,10 @@ final class Knob {
         onPress(raw(press), "pressed") { [unowned self] count, _, _ in
             if count == 2 { setValue(spec.defaultValue) }
         }
+        // Two fingers: the rotation drives the knob and the first finger's drag is ignored.
+        onSignalWithPointer(raw(rotate), "begin") { [unowned self] in rotating = true; setTurning(true) }
         onPoint(raw(rotate), "angle-changed") { [unowned self] _, delta in
-            rotating = true; setTurning(true)
+            rotating = true
             turn(by: Float(delta / Knob.sweep))
         }
         onSignalWithPointer(raw(rotate), "end") { [unowned self] in rotating = false; setTurning(false) }
@@ -180,6 +182,8 @@ final class Knob {
 
     private func setTurning(_ on: Bool) {
         turning = on
+        // The value shows on the knob and in the strip; a tooltip would cover the knob.
+        gtk_widget_set_has_tooltip(widget, on ? 0 : 1)
         onReadout?(on ? readout : nil)
         gtk_widget_queue_draw(widget)
     }

@@ -42,6 +42,7 @@ final class LooperSection {
         undoButton = gtk_button_new_with_label("UNDO")
         addClass(undoButton, "pedal-button")
         gtk_widget_set_size_request(undoButton, 64, 28)
+        gtk_widget_set_sensitive(undoButton, control.canUndo ? 1 : 0)
         setAccessible(undoButton, name: "Looper Undo")
         gtk_widget_set_tooltip_text(undoButton, "Remove the last overdub")
         onSignal(raw(undoButton), "clicked") { [unowned self] in control.send(.undo) }
@@ -111,6 +112,8 @@ final class LooperSection {
 
     /// Called about 30 times a second: redraws when the looper's state or position moved.
     func update() {
+        let undo = control.canUndo
+        if (gtk_widget_get_sensitive(undoButton) != 0) != undo { gtk_widget_set_sensitive(undoButton, undo ? 1 : 0) }
         let now = (state: control.state, position: control.position, length: control.length)
         guard now != shown else { return }
         if now.state != shown.state, let accessible = gtk_widget_get_accessible(footswitch) {

@@ -15,7 +15,7 @@ final class PedalView {
     private(set) var footswitch: UnsafeMutablePointer<GtkWidget>!
     var equalizer: EqualizerSection?
     var looper: LooperSection?
-    private var shapeButtons: [UnsafeMutablePointer<GtkWidget>] = []
+    private(set) var shapeButtons: [UnsafeMutablePointer<GtkWidget>] = []
     private var updating = false
     private let svgPath: String?
     private var artwork: (scale: Int32, pixbuf: OpaquePointer)?

@@ -66,7 +66,7 @@ public final class PedalboardApp {
     private func loadTheme() {
         stompbox_prefer_dark_theme()
         guard let css = ResourceLocator.path("stompbox.css"), let screen = gdk_screen_get_default() else {
-            FileHandle.standardError.write(Data("stompbox: Resources/stompbox.css not found; set STOMPBOX_RESOURCES\n".utf8))
+            FileHandle.standardError.write(Data("stompbox: Resources/stompbox.css not found; set STOMPBOX_RESOURCES_DIR\n".utf8))
             return
         }
         let provider = gtk_css_provider_new()!

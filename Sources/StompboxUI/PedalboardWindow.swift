@@ -210,7 +210,7 @@ public final class PedalboardWindow {
         }
         if let reporter, ticks % 3 == 0 {
             reporter.report(engine: engine, status: status, uiSeconds: Int(Date().timeIntervalSince(started)),
-                            readout: readout, layout: layout(), extra: extraState?() ?? [:])
+                            readout: readout, layout: layout(), statusText: lastStatusText, extra: extraState?() ?? [:])
         }
     }
 
@@ -252,6 +252,9 @@ public final class PedalboardWindow {
             for knob in pedal.knobs { knobs[knob.parameter.id] = rootPoint(knob.widget, Int(gtk_widget_get_allocated_width(knob.widget)) / 2, 3 + Int(knob.diameter) / 2) }
             if let eq = pedal.equalizer {
                 for (band, slider) in zip(Parameter.eqBands, eq.sliders) { knobs[band.id] = rootCentre(slider) }
+            }
+            if let names = Parameter.tremoloShape.spec.choices, pedal.kind == .tremolo {
+                for (name, button) in zip(names, pedal.shapeButtons) { knobs["\(Parameter.tremoloShape.id)=\(name)"] = rootCentre(button) }
             }
             entry["controls"] = knobs
             if let looper = pedal.looper { entry["undo"] = rootCentre(looper.undoButton) }

@@ -19,7 +19,7 @@ final class StateReporter {
     init(path: String) { self.path = path }
 
     func report(engine: LiveEngine, status: LiveStatus, uiSeconds: Int, readout: String?,
-                layout: [String: Any], extra: [String: Any] = [:], closuresAlive: Int? = nil) {
+                layout: [String: Any], statusText: String = "", extra: [String: Any] = [:], closuresAlive: Int? = nil) {
         let controls = engine.chain.controls
         var parameters: [String: Double] = [:]
         for p in Parameter.allCases { parameters[p.id] = Double(controls.parameters.load(p)) }
@@ -40,6 +40,8 @@ final class StateReporter {
             "engine": engineState,
             "ui_seconds": uiSeconds,
             "readout": readout ?? "",
+            // What the status bar says, so a test can check the user is told.
+            "status_text": statusText,
             "layout": layout,
         ]
         object.merge(extra) { current, _ in current }

@@ -1,7 +1,38 @@
 import ArgumentParser
+import Foundation
+import StompboxAudio
 
-// PLACEHOLDER until this command is written.
+/// `stompbox devices [--json]`: the PulseAudio sources and sinks the window's device picker offers.
 struct DevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "devices", abstract: "Lists PulseAudio sources and sinks.")
-    func run() throws { throw ValidationError("'devices' is not written yet") }
+
+    @Flag(help: "Print JSON: {\"sources\": [...], \"sinks\": [...]}, each with name, description, sampleRate, channels, isMonitor.")
+    var json = false
+
+    func run() throws {
+        let list: (sources: [AudioDevice], sinks: [AudioDevice])
+        do {
+            list = try LiveEngine.devices()
+        } catch {
+            FileHandle.standardError.write(Data("stompbox: \(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        if json {
+            struct Listing: Encodable { var sources: [AudioDevice]; var sinks: [AudioDevice] }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(Listing(sources: list.sources, sinks: list.sinks)), as: UTF8.self))
+            return
+        }
+        func table(_ title: String, _ devices: [AudioDevice]) {
+            print("\(title):")
+            if devices.isEmpty { print("  (none)") }
+            for d in devices {
+                let monitor = d.isMonitor ? " [monitor]" : ""
+                print("  \(d.name)  \(d.sampleRate) Hz, \(d.channels) ch\(monitor)  \(d.description)")
+            }
+        }
+        table("Sources (--input)", list.sources)
+        table("Sinks (--output)", list.sinks)
+    }
 }

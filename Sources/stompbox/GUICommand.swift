@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StompboxAudio
+import StompboxCore
 import StompboxDSP
 import StompboxUI
 
@@ -16,7 +17,8 @@ import StompboxUI
 ///   live status to PATH as JSON whenever they change (see StateReporter), for tests and scripts.
 /// - `STOMPBOX_INPUT=demo|default|<source>` and `STOMPBOX_OUTPUT=<sink>`: the first devices
 ///   (changeable in the window's Audio… picker).
-/// - `STOMPBOX_RESOURCES=DIR`: where the pedal artwork and theme are, if not found by themselves.
+/// - `STOMPBOX_DATA_DIR`, `STOMPBOX_RESOURCES_DIR`: where `data/` and `Resources/` are, if not
+///   found by themselves (see `DataFiles`).
 struct GUICommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "gui", abstract: "Opens the pedalboard window.")
 
@@ -39,6 +41,7 @@ struct GUICommand: ParsableCommand {
         case let name?: settings.input = .source(name)
         }
         if let sink = environment["STOMPBOX_OUTPUT"], !sink.isEmpty { settings.output = sink }
+        settings.demoFile = try? DataFiles.locate().data(DemoRiffFile.fileName).path
 
         let chain = Chain()
         let engine = LiveEngine(chain: chain, settings: settings)

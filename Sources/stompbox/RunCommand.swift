@@ -1,7 +1,139 @@
 import ArgumentParser
+import Foundation
+import StompboxAudio
+import StompboxCore
+import StompboxDSP
 
-// PLACEHOLDER until this command is written.
+/// `stompbox run --headless …`: plays live through PulseAudio and prints one status line a second.
 struct RunCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "run", abstract: "Plays live through PulseAudio.")
-    func run() throws { throw ValidationError("'run' is not written yet") }
+    static let configuration = CommandConfiguration(
+        commandName: "run", abstract: "Plays live through PulseAudio.",
+        discussion: """
+        Prints one status line a second, e.g.
+          state=running latency_ms=8.1 underruns=0 overruns=0 in_peak_db=-12.3 out_peak_db=-9.8
+        state is running, waiting-for-input, waiting-for-output or no-server. Stops on SIGINT/SIGTERM
+        or after --seconds. The window is 'stompbox' with no arguments; 'run' is always headless.
+        """)
+
+    @Flag(help: "Play without a window (the only mode of this command; the window is 'stompbox' with no arguments).")
+    var headless = false
+
+    @Option(help: "A source name from 'stompbox devices', or 'demo' for the bundled riff. Default: the server's default source.")
+    var input: String?
+
+    @Option(name: .customLong("input-channel"), help: "Which channel of the input carries the guitar (1-based).")
+    var inputChannel = 1
+
+    @Option(help: "A sink name from 'stompbox devices'. Default: the server's default sink.")
+    var output: String?
+
+    @Option(help: "Frames per block, 64…1024.")
+    var block = LiveSettings().blockSize
+
+    @Option(name: .customLong("latency-ms"), help: "Playback buffer target in milliseconds.")
+    var latencyMs = LiveSettings().latencyMs
+
+    @Option(help: "Sample rate in Hz.")
+    var rate = LiveSettings().sampleRate
+
+    @Option(help: "A single-preset JSON file to start from.")
+    var preset: String?
+
+    @Option(name: .customLong("set"), parsing: .unconditionalSingleValue,
+            help: "ID=VALUE, e.g. overdrive.enabled=on (repeatable; see 'stompbox params').")
+    var assignments: [String] = []
+
+    @Option(name: .customLong("public-key"),
+            help: ArgumentHelp("A store public key file in place of the shipped one (or set $\(Store.publicKeyVariable)).", valueName: "file"))
+    var publicKey: String?
+
+    @Option(help: "Stop after this many seconds (default: until SIGINT/SIGTERM).")
+    var seconds: Double?
+
+    @Option(name: .customLong("write-demo-riff"), help: .hidden)
+    var writeDemoRiff: String?
+
+    func validate() throws {
+        guard (64...1024).contains(block) else { throw ValidationError("--block must be 64…1024 frames") }
+        guard latencyMs > 0, latencyMs <= 500 else { throw ValidationError("--latency-ms must be above 0 and at most 500") }
+        guard inputChannel >= 1 else { throw ValidationError("--input-channel counts from 1") }
+        guard (8_000...192_000).contains(rate) else { throw ValidationError("--rate must be 8000…192000 Hz") }
+        if let seconds, !(seconds > 0) { throw ValidationError("--seconds must be positive") }
+    }
+
+    func run() throws {
+        if let path = writeDemoRiff {
+            try DemoRiffFile.write(to: path)
+            return
+        }
+        if !headless {
+            FileHandle.standardError.write(Data("stompbox: 'run' plays headless; the window is 'stompbox' with no arguments.\n".utf8))
+        }
+
+        let controls = EngineControls()
+        let (gate, notes) = Store.currentGate(publicKeyFile: publicKey)
+        for note in notes { warn(note) }
+        do {
+            if let preset {
+                for notice in gate.apply(try RenderCommand.loadPreset(preset), to: controls.parameters) {
+                    warn(notice.description)
+                }
+            }
+            for text in assignments {
+                let a = try ParameterAssignment(parsing: text)
+                try gate.set(a.parameter, a.value, on: controls.parameters)
+            }
+        } catch let error as CommandLineError {
+            fail(error.message)
+        } catch let error as RenderActionError {
+            fail(error.description)
+        } catch let error as LockedError {
+            fail(error.description)
+        }
+
+        var settings = LiveSettings()
+        switch input {
+        case nil: settings.input = .defaultSource
+        case "demo"?: settings.input = .demo
+        case let name?: settings.input = .source(name)
+        }
+        settings.inputChannel = inputChannel
+        settings.output = output
+        settings.blockSize = block
+        settings.latencyMs = latencyMs
+        settings.sampleRate = rate
+        settings.demoFile = try? DataFiles.locate().data(DemoRiffFile.fileName).path
+
+        let engine = LiveEngine(chain: Chain(controls: controls), settings: settings)
+
+        // SIGINT/SIGTERM end the loop through a dispatch source, never inside a signal handler.
+        let finished = DispatchSemaphore(value: 0)
+        var sources: [DispatchSourceSignal] = []
+        for sig in [SIGINT, SIGTERM] {
+            signal(sig, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            source.setEventHandler { finished.signal() }
+            source.resume()
+            sources.append(source)
+        }
+
+        engine.start()
+        let started = Date()
+        var lastMessage: String?
+        while true {
+            let waitUntil = DispatchTime.now() + 1
+            let stopped = finished.wait(timeout: waitUntil) == .success
+            let status = engine.status()
+            if status.message != lastMessage, let message = status.message {
+                FileHandle.standardError.write(Data("stompbox: \(message)\n".utf8))
+            }
+            lastMessage = status.message
+            print(status.statusLine)
+            fflush(stdout)
+            if stopped { break }
+            if let seconds, Date().timeIntervalSince(started) >= seconds - 0.01 { break }
+        }
+        engine.stop()
+        for s in sources { s.cancel() }
+    }
 }

@@ -59,7 +59,8 @@ struct PedalboardWindowTests {
         try session.xdotool("mousemove", "\(drive.x - 22)", "\(drive.y)", "mousedown", "1")
         for step in 1...12 {
             let a = Double.pi * (-0.5 + Double(step) / 12)   // from -90° to +90° (clockwise from 12 o'clock)
-            try session.xdotool("mousemove", "\(drive.x + Int(22 * sin(a)))", "\(drive.y - Int(22 * cos(a)))")
+            // One motion event at a time, as a hand makes them (GTK merges motions it has not read yet).
+            try session.xdotool("mousemove", "\(drive.x + Int(22 * sin(a)))", "\(drive.y - Int(22 * cos(a)))", "sleep", "0.04")
         }
         try session.xdotool("mouseup", "1")
         // Half a turn of the pointer is 180° of the 270° sweep: 0.5 → about 1.0 (clamped).
@@ -74,6 +75,15 @@ struct PedalboardWindowTests {
         let mix = try session.point("reverb", "controls", "reverb.mix")
         try session.xdotool("mousemove", "\(mix.x)", "\(mix.y)", "click", "4", "click", "4")
         #expect(waitUntil(seconds: 3) { abs((session.parameter("reverb.mix") ?? 0) - 0.34) < 0.001 })
+
+        // The tremolo's three-way switch.
+        #expect(session.parameter("tremolo.shape") == 1)
+        let square = try session.point("tremolo", "controls", "tremolo.shape=square")
+        try session.xdotool("mousemove", "\(square.x)", "\(square.y)", "click", "1")
+        #expect(waitUntil(seconds: 3) { session.parameter("tremolo.shape") == 2 })
+        let sine = try session.point("tremolo", "controls", "tremolo.shape=sine")
+        try session.xdotool("mousemove", "\(sine.x)", "\(sine.y)", "click", "1")
+        #expect(waitUntil(seconds: 3) { session.parameter("tremolo.shape") == 0 })
 
         // An EQ fader dragged to the top is +12 dB.
         let band = try session.point("eq", "controls", "eq.band3_db")
@@ -157,6 +167,61 @@ struct PedalboardWindowTests {
         let seconds = session.state()?["ui_seconds"] as? Int ?? -1
         #expect(waitUntil(seconds: 3) { (session.state()?["ui_seconds"] as? Int ?? -1) > seconds }, "ui_seconds stopped at \(seconds)")
         if Capabilities.liveEngineRuns { #expect(session.engineState == "running") }
+    }
+
+    @Test("AT-SPI reads every control's name and value, and follows a keyboard change",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-run-session")
+                   && FileManager.default.fileExists(atPath: "/usr/libexec/at-spi-bus-launcher")))
+    func accessibility() throws {
+        let session = try PedalboardSession(accessibility: true)
+        defer { session.stop() }
+        let controls = try session.accessibleControls()
+        func find(_ name: String) -> (role: String, name: String, value: String)? { controls.first { $0.name == name } }
+        #expect(find("Delay Time")?.role == "dial")
+        #expect(find("Delay Time")?.value == "350 ms")
+        #expect(find("Overdrive On")?.role == "toggle button")
+        #expect(find("EQ 630 Hz")?.role == "slider")
+        #expect(find("EQ 630 Hz")?.value == "0")
+        #expect(find("Tremolo Shape triangle")?.role == "radio button")
+        #expect(find("Looper Footswitch")?.role == "push button")
+        #expect(find("Looper Undo") != nil && find("Input Level") != nil && find("Output Level") != nil)
+        // Every knob of the table is there by its full name.
+        for knob in ["Overdrive Drive", "Overdrive Tone", "Overdrive Level", "Flanger Rate", "Flanger Depth", "Flanger Delay",
+                     "Flanger Feedback", "Flanger Mix", "Tremolo Rate", "Tremolo Depth", "Delay Feedback", "Delay Mix",
+                     "Reverb Size", "Reverb Damping", "Reverb Mix", "Looper Level"] {
+            #expect(find(knob)?.role == "dial", "\(knob)")
+        }
+
+        // Focus Delay Time by a click, then three Up arrows: the engine and AT-SPI both follow.
+        let time = try session.point("delay", "controls", "delay.time_ms")
+        try session.xdotool("mousemove", "\(time.x)", "\(time.y)", "click", "1", "key", "Up", "key", "Up", "key", "Up")
+        #expect(waitUntil(seconds: 3) { (session.parameter("delay.time_ms") ?? 0) > 350 })
+        var seen = ""
+        var engine = ""
+        let agrees = waitUntil(seconds: 8) {
+            engine = "\(Int((session.parameter("delay.time_ms") ?? 0).rounded())) ms"
+            seen = (try? session.accessibleControls().first { $0.name == "Delay Time" }?.value) ?? "nothing"
+            return seen == engine && engine != "350 ms"
+        }
+        #expect(agrees, "AT-SPI reads \(seen) for Delay Time, the engine holds \(engine)")
+    }
+
+    @Test("without a PulseAudio server the window opens, says so, and recovers when the server appears")
+    func noServerThenRecovery() throws {
+        let directory = PrivatePulse.newDirectory()
+        let session = try PedalboardSession(environment: ["PULSE_SERVER": PrivatePulse.serverAddress(in: directory)], startPulse: false)
+        defer { session.stop() }
+        // The window is up and usable.
+        let strip = try session.point("strip", "tremolo")
+        try session.xdotool("mousemove", "\(strip.x)", "\(strip.y)", "click", "1")
+        #expect(waitUntil(seconds: 3) { session.parameter("tremolo.enabled") == 1 })
+        guard Capabilities.liveEngineRuns else { return }   // this branch's placeholder engine never runs
+        #expect(waitUntil(seconds: 5) { session.engineState == "no-server" }, "engine: \(String(describing: session.engineState))")
+        #expect(session.statusText?.contains("No PulseAudio server") == true, "status bar: \(String(describing: session.statusText))")
+        guard let pulse = PrivatePulse(directory: directory) else { Issue.record("cannot start PulseAudio"); return }
+        defer { pulse.stop() }
+        #expect(waitUntil(seconds: 15) { session.engineState == "running" }, "engine after the server appeared: \(String(describing: session.engineState))")
+        #expect(waitUntil(seconds: 3) { session.statusText?.hasPrefix("Running") == true }, "status bar: \(String(describing: session.statusText))")
     }
 
     @Test("closing the window (Ctrl+Q) exits cleanly and releases every signal closure")

@@ -46,6 +46,9 @@ struct PresetSoundWindowTests {
         Thread.sleep(forTimeInterval: 0.5)
         let recalled = try Self.outputLevel(session, seconds: 2)
 
+        let figures = String(format: "slot 2: %.1f dB, Overdrive Level at -24 dB: %.1f dB, slot 2 recalled: %.1f dB\n", before, turned, recalled)
+        try? FileManager.default.createDirectory(at: Paths.artifacts, withIntermediateDirectories: true)
+        try? figures.write(to: Paths.artifacts.appendingPathComponent("recall-levels.txt"), atomically: true, encoding: .utf8)
         // Level from \(level) dB to -24 dB is a drop of that many dB in the overdrive's output.
         #expect(before > -60, "the riff is heard: \(before) dB")
         #expect(turned < before - 8, "turned down: \(turned) dB vs \(before) dB")

@@ -21,8 +21,7 @@ final class Child {
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
-        // A clean signal mask and default handlers: the test runner's threads block signals
-        // such as SIGTERM, and a child inheriting that mask would never stop on `terminate()`.
+        // Test threads run with signals blocked; the child must get a clean mask so SIGTERM works.
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -119,9 +118,15 @@ final class PrivatePulse {
     private var process: Child?
     var server: String { "unix:\(directory.path)/xdg/pulse/native" }
 
-    init?() {
+    static func newDirectory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("stompbox-ui-pulse-\(UUID().uuidString)")
+    }
+
+    static func serverAddress(in directory: URL) -> String { "unix:\(directory.path)/xdg/pulse/native" }
+
+    init?(directory: URL = PrivatePulse.newDirectory()) {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/pulseaudio") else { return nil }
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("stompbox-ui-pulse-\(UUID().uuidString)")
+        self.directory = directory
         let xdg = directory.appendingPathComponent("xdg")
         try? FileManager.default.createDirectory(at: xdg, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let script = """
@@ -162,25 +167,37 @@ final class PedalboardSession {
     let stateFile: String
     let home: URL
 
-    init(environment extra: [String: String] = [:], arguments: [String] = []) throws {
+    /// With `accessibility`, the window runs in its own D-Bus session with the AT-SPI bus
+    /// (`dbus-run-session`), and `busAddress` lets a screen-reader client reach it.
+    let accessibility: Bool
+
+    init(environment extra: [String: String] = [:], accessibility: Bool = false, startPulse: Bool = true,
+         arguments: [String] = []) throws {
+        self.accessibility = accessibility
         display = try VirtualDisplay()
-        pulse = PrivatePulse()
+        pulse = startPulse ? PrivatePulse() : nil
         home = FileManager.default.temporaryDirectory.appendingPathComponent("stompbox-ui-home-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         stateFile = home.appendingPathComponent("state.json").path
         var env: [String: String] = [:]
         env["DISPLAY"] = display.name
         env["GDK_BACKEND"] = "x11"
-        env["NO_AT_BRIDGE"] = "1"
+        if !accessibility { env["NO_AT_BRIDGE"] = "1" }
         env["HOME"] = home.path
         env["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
         env["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
         env["STOMPBOX_STATE_FILE"] = stateFile
         env["STOMPBOX_INPUT"] = "demo"
         env["STOMPBOX_OUTPUT"] = "amp_out"
-        if let pulse { env["PULSE_SERVER"] = pulse.server } else { env["PULSE_SERVER"] = "unix:/nonexistent" }
+        env["PULSE_SERVER"] = pulse?.server ?? "unix:/nonexistent"
         env.merge(extra) { $1 }
-        process = try Child([Paths.stompbox] + arguments, environment: env, stderr: home.appendingPathComponent("stderr.log").path)
+        let stderr = home.appendingPathComponent("stderr.log").path
+        if accessibility {
+            let script = "echo \"$DBUS_SESSION_BUS_ADDRESS\" > '\(home.path)/bus'; exec '\(Paths.stompbox)' \(arguments.map { "'\($0)'" }.joined(separator: " "))"
+            process = try Child(["dbus-run-session", "--", "sh", "-c", script], environment: env, stderr: stderr)
+        } else {
+            process = try Child([Paths.stompbox] + arguments, environment: env, stderr: stderr)
+        }
         guard waitUntil(seconds: 30, { (state()?["layout"] as? [String: Any])?["looper"] != nil }) else {
             stop()
             throw HarnessError("the window did not open (no layout in \(stateFile))")
@@ -199,6 +216,7 @@ final class PedalboardSession {
 
     var looperState: String? { (state()?["looper"] as? [String: Any])?["state"] as? String }
     var looperLength: Int? { (state()?["looper"] as? [String: Any])?["length"] as? Int }
+    var statusText: String? { state()?["status_text"] as? String }
     var engineState: String? { (state()?["engine"] as? [String: Any])?["state"] as? String }
 
     /// A point from the state file's `layout`, e.g. ("overdrive", "footswitch") or ("delay", "controls", "delay.time_ms").
@@ -225,7 +243,29 @@ final class PedalboardSession {
         return try parsePixel(out)
     }
 
+    /// The session bus of an `accessibility` session.
+    var busAddress: String? {
+        (try? String(contentsOfFile: home.appendingPathComponent("bus").path, encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Every named accessible of the window: (role, name, value or description).
+    func accessibleControls() throws -> [(role: String, name: String, value: String)] {
+        guard let bus = busAddress else { throw HarnessError("not an accessibility session") }
+        let script = Paths.repository.appendingPathComponent("Tests/StompboxUITests/Scripts/accessible-controls.py").path
+        let out = try shell(["/usr/bin/python3", "-W", "ignore", script], environment: ["DBUS_SESSION_BUS_ADDRESS": bus, "DISPLAY": display.name])
+        return out.output.split(separator: "\n").compactMap { line in
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            return f.count == 3 ? (f[0], f[1], f[2]) : nil
+        }
+    }
+
     func stop() {
+        if accessibility, process.isRunning {
+            // dbus-run-session ends with its child: close the window, then make sure.
+            try? xdotool("key", "ctrl+q")
+            _ = waitUntil(seconds: 5) { !process.isRunning }
+        }
         process.terminate()
         display.stop()
         pulse?.stop()

@@ -117,6 +117,9 @@ import Testing
         #expect(try box.run(["presets", "rename", "2", "Timing"], env: pause).ok)
         let duration = Date().timeIntervalSince(t0)
 
+        // The kill window adapts to the machine's load: a run that finished before its kill
+        // shrinks it, a kill grows it a little, so the kills keep landing while the save runs.
+        var window = duration * 1.2
         var killed = 0, midWrite = 0, sawOld = 0, sawNew = 0, iterations = 0
         var generator = SystemRandomNumberGenerator()
         while (killed < 60 || midWrite < 10) && iterations < 400 {
@@ -132,10 +135,15 @@ import Testing
             p.standardOutput = FileHandle.nullDevice
             p.standardError = FileHandle.nullDevice
             try p.run()
-            usleep(UInt32(Double.random(in: 0...(duration * 1.2), using: &generator) * 1_000_000))
+            usleep(UInt32(Double.random(in: 0...window, using: &generator) * 1_000_000))
             kill(p.processIdentifier, SIGKILL)
             p.waitUntilExit()
-            if p.terminationReason == .uncaughtSignal { killed += 1 }
+            if p.terminationReason == .uncaughtSignal {
+                killed += 1
+                window = min(window * 1.05, duration * 3)
+            } else {
+                window *= 0.85
+            }
             if box.names(box.config).contains(where: { $0.hasPrefix(".presets.json.tmp-") }) { midWrite += 1 }
 
             let now = box.read(box.presetsFile)

@@ -1,2 +1,0 @@
-// Keeps this test target buildable until the window's tests land (issue 4); delete then.
-import Testing

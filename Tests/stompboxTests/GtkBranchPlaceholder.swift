@@ -1,1 +1,0 @@
-// Keeps this test target building on branch gtk until its owner adds tests; delete at merge.
