@@ -67,6 +67,10 @@ final class PresetPanel {
         }
         var notices = library?.takeNotices().map { "Your saved presets could not be used: \(Messages.sentence($0))" } ?? []
         notices += storeFront.startupNotices.map { Messages.sentence($0) }
+        // Stompbox opens playing the selected preset, as a pedalboard switched on again would.
+        if let library {
+            notices += storeFront.gate.apply(library[library.selected], to: parameters).map { Messages.sentence($0) }
+        }
         if !notices.isEmpty { showInfo(.warning, notices.joined(separator: "\n")) }
         storeFront.inform = { [unowned self] kind, text in showInfo(kind, text) }
         storeFront.onChange.append { [unowned self] in refresh(force: true) }

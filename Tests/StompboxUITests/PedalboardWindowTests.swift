@@ -11,7 +11,7 @@ struct PedalboardWindowTests {
 
     @Test("the window opens and the screenshot shows every pedal in its own colour")
     func windowShowsPedals() throws {
-        let session = try PedalboardSession()
+        let session = try PedalboardSession(startFromDefaults: true)
         defer { session.stop() }
         let shot = Paths.artifacts.appendingPathComponent("pedalboard.png").path
         try session.screenshot(to: shot)
@@ -40,7 +40,7 @@ struct PedalboardWindowTests {
 
     @Test("dragging a knob turns its parameter in the engine; double-click resets it; the wheel steps")
     func knobDrag() throws {
-        let session = try PedalboardSession()
+        let session = try PedalboardSession(startFromDefaults: true)
         defer { session.stop() }
         // Straight drag up from the middle of Delay Time.
         let time = try session.point("delay", "controls", "delay.time_ms")
@@ -94,7 +94,7 @@ struct PedalboardWindowTests {
 
     @Test("clicking a footswitch toggles the effect and lights its LED red; the strip toggles too")
     func footswitchAndLED() throws {
-        let session = try PedalboardSession()
+        let session = try PedalboardSession(startFromDefaults: true)
         defer { session.stop() }
         let led = try session.point("overdrive", "led")
         let footswitch = try session.point("overdrive", "footswitch")
@@ -127,7 +127,7 @@ struct PedalboardWindowTests {
     @Test("a tap on the looper switches it in; holding 0.8 s clears it (recording, playing, stopped when the looper and engine are real)")
     func looperLongPress() throws {
         // The Looper is sold in the store: unlocked here with a key of a test key pair.
-        let session = try PedalboardSession(environment: try unlockedLooperEnvironment())
+        let session = try PedalboardSession(startFromDefaults: true, environment: try unlockedLooperEnvironment())
         defer { session.stop() }
         let looper = try session.point("looper", "footswitch")
         try session.xdotool("mousemove", "\(looper.x)", "\(looper.y)", "click", "1")
@@ -152,7 +152,7 @@ struct PedalboardWindowTests {
 
     @Test("the window answers clicks while audio runs, and its state keeps updating")
     func responsiveWhileAudioRuns() throws {
-        let session = try PedalboardSession()
+        let session = try PedalboardSession(startFromDefaults: true)
         defer { session.stop() }
         if Capabilities.liveEngineRuns {
             #expect(waitUntil(seconds: 10) { session.engineState == "running" }, "engine state: \(String(describing: session.engineState))")
@@ -173,7 +173,7 @@ struct PedalboardWindowTests {
           .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-run-session")
                    && FileManager.default.fileExists(atPath: "/usr/libexec/at-spi-bus-launcher")))
     func accessibility() throws {
-        let session = try PedalboardSession(accessibility: true)
+        let session = try PedalboardSession(startFromDefaults: true, accessibility: true)
         defer { session.stop() }
         let controls = try session.accessibleControls()
         func find(_ name: String) -> (role: String, name: String, value: String)? { controls.first { $0.name == name } }
@@ -209,7 +209,7 @@ struct PedalboardWindowTests {
     @Test("without a PulseAudio server the window opens, says so, and recovers when the server appears")
     func noServerThenRecovery() throws {
         let directory = PrivatePulse.newDirectory()
-        let session = try PedalboardSession(environment: ["PULSE_SERVER": PrivatePulse.serverAddress(in: directory)], startPulse: false)
+        let session = try PedalboardSession(startFromDefaults: true, environment: ["PULSE_SERVER": PrivatePulse.serverAddress(in: directory)], startPulse: false)
         defer { session.stop() }
         // The window is up and usable.
         let strip = try session.point("strip", "tremolo")
@@ -226,7 +226,7 @@ struct PedalboardWindowTests {
 
     @Test("closing the window (Ctrl+Q) exits cleanly and releases every signal closure")
     func closeReleasesEverything() throws {
-        let session = try PedalboardSession()
+        let session = try PedalboardSession(startFromDefaults: true)
         defer { session.stop() }
         // Touch a few controls first so gestures and timers have run.
         let drive = try session.point("overdrive", "controls", "overdrive.drive")

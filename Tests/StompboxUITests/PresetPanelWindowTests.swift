@@ -10,6 +10,20 @@ struct PresetPanelWindowTests {
         #expect(FileManager.default.isExecutableFile(atPath: Paths.stompbox), "build first: swift build --build-tests")
     }
 
+    @Test("the window opens playing the selected preset (the factory's Clean Room on a first start)")
+    func opensWithTheSelectedPreset() throws {
+        let session = try PedalboardSession()
+        defer { session.stop() }
+        #expect(session.selectedSlot == 0)
+        #expect((session.presets["names"] as? [String])?.first == "Clean Room")
+        #expect(session.presets["modified"] as? Bool == false)
+        // What data/factory-presets.json stores for Clean Room, read by the engine's state.
+        #expect(session.parameter("reverb.enabled") == 1)
+        #expect(session.parameter("eq.enabled") == 1)
+        #expect(abs((session.parameter("reverb.mix") ?? 0) - 0.28) < 1e-6)
+        #expect(abs((session.parameter("eq.band5_db") ?? 0) - 2) < 1e-6)
+    }
+
     @Test("save to slot 2, turn a knob, recall slot 2: the engine's values are the saved ones again")
     func saveChangeRecall() throws {
         let session = try PedalboardSession()

@@ -171,8 +171,10 @@ final class PedalboardSession {
     /// (`dbus-run-session`), and `busAddress` lets a screen-reader client reach it.
     let accessibility: Bool
 
-    init(environment extra: [String: String] = [:], accessibility: Bool = false, startPulse: Bool = true,
-         arguments: [String] = []) throws {
+    /// With `startFromDefaults`, the presets file's selected slot holds every default, so the
+    /// window (which opens playing the selected preset) starts with every parameter at its default.
+    init(startFromDefaults: Bool = false, environment extra: [String: String] = [:], accessibility: Bool = false,
+         startPulse: Bool = true, arguments: [String] = []) throws {
         self.accessibility = accessibility
         display = try VirtualDisplay()
         pulse = startPulse ? PrivatePulse() : nil
@@ -191,6 +193,14 @@ final class PedalboardSession {
         env["STOMPBOX_OUTPUT"] = "amp_out"
         env["PULSE_SERVER"] = pulse?.server ?? "unix:/nonexistent"
         env.merge(extra) { $1 }
+        if startFromDefaults {
+            // Slot 1 holds the defaults (ids left out of a preset take their defaults).
+            let folder = home.appendingPathComponent("config/stompbox")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let slot = { (name: String) in #"{"format":"stompbox-preset","version":1,"name":"\#(name)","parameters":{}}"# }
+            let presets = #"{"format":"stompbox-presets","version":1,"selected":0,"slots":[\#(slot("Init")),\#(slot("Init 2")),\#(slot("Init 3"))]}"#
+            try Data(presets.utf8).write(to: folder.appendingPathComponent("presets.json"))
+        }
         let stderr = home.appendingPathComponent("stderr.log").path
         if accessibility {
             let script = "echo \"$DBUS_SESSION_BUS_ADDRESS\" > '\(home.path)/bus'; exec '\(Paths.stompbox)' \(arguments.map { "'\($0)'" }.joined(separator: " "))"
