@@ -256,9 +256,13 @@ public final class LiveEngine: @unchecked Sendable {
         }
 
         var preparedFor: (rate: Int, block: Int)? = nil
+        // True after the server or a device went missing: the next opening is on a device
+        // that has just (re)appeared, whose timing is restarted (PulseServer.restartTiming).
+        var deviceReappeared = false
         while !stopRequested.load(ordering: .acquiring) {
             let (settings, generation) = settingsBox.withLock { ($0.settings, $0.generation) }
             if !server.connected.load(ordering: .acquiring) && !server.connect() {
+                deviceReappeared = true
                 publish(.noServer, "cannot reach \(LiveEngine.serverDescription); retrying twice a second")
                 waitForWake(LiveEngine.retryInterval)
                 continue
@@ -267,6 +271,7 @@ public final class LiveEngine: @unchecked Sendable {
             if settings.input != .demo {
                 let name = settings.input.sourceName ?? "@DEFAULT_SOURCE@"
                 guard let info = server.sourceInfo(name) else {
+                    deviceReappeared = true
                     if server.connected.load(ordering: .acquiring) {
                         publish(.waitingForInput, "input \(settings.input.sourceName ?? "(default source)") is not there; waiting for it")
                         waitForWake(LiveEngine.retryInterval)
@@ -281,6 +286,7 @@ public final class LiveEngine: @unchecked Sendable {
                 source = info
             }
             guard let sink = server.sinkInfo(settings.output ?? "@DEFAULT_SINK@") else {
+                deviceReappeared = true
                 if server.connected.load(ordering: .acquiring) {
                     publish(.waitingForOutput, "output \(settings.output ?? "(default sink)") is not there; waiting for it")
                     waitForWake(LiveEngine.retryInterval)
@@ -297,10 +303,13 @@ public final class LiveEngine: @unchecked Sendable {
                 demo = DemoRiff.load(sampleRate: settings.sampleRate)
             }
             let session = LiveSession(engine: self, server: server, settings: settings, generation: generation,
-                                      source: source, sink: sink)
+                                      source: source, sink: sink, restartTiming: deviceReappeared)
+            deviceReappeared = false
             switch session.play() {
-            case .stopped, .settingsChanged, .deviceGone:
+            case .stopped, .settingsChanged:
                 break
+            case .deviceGone:
+                deviceReappeared = true
             case .failed(let state, let message):
                 if server.connected.load(ordering: .acquiring) {
                     publish(state, message)
@@ -369,9 +378,11 @@ private final class LiveSession {
     let sink: PulseDeviceInfo
     let block: Int
     let period: Double
+    let restartTiming: Bool
 
     init(engine: LiveEngine, server: PulseServer, settings: LiveSettings, generation: Int,
-         source: PulseDeviceInfo?, sink: PulseDeviceInfo) {
+         source: PulseDeviceInfo?, sink: PulseDeviceInfo, restartTiming: Bool) {
+        self.restartTiming = restartTiming
         self.engine = engine
         self.server = server
         self.settings = settings
@@ -421,6 +432,18 @@ private final class LiveSession {
         let (playbackStream, playError) = open(PA_STREAM_PLAYBACK, sink, playAttr, "amp out")
         guard let playback = playbackStream else { return .failed(.waitingForOutput, "cannot play to \(sink.name): \(errorText(playError))") }
         defer { pa_simple_free(playback) }
+        if restartTiming {
+            // A device that has just come (back) may be an idle sink that rendered far ahead at
+            // its largest latency and sleeps until that is used up (2 s for a null sink): no
+            // sound for that long. Now that our streams have lowered its latency, restart its
+            // clock (and that of a filter sink's master) so it runs at that latency from now.
+            // Only here, on a device that has just appeared: other streams on it may hear a tick.
+            var sinks = server.sinkChain(sink.name)
+            if let monitored = source?.monitorOfSink {
+                for name in server.sinkChain(monitored) where !sinks.contains(name) { sinks.append(name) }
+            }
+            server.restartTiming(sinks: sinks)
+        }
         // The streams are open: the loop plays (the server may still hold the first block back).
         engine.publishRunning()
 
