@@ -214,6 +214,12 @@ public final class ScopeRecording {
                                  environment: environment, stdout: file.path)
     }
 
+    /// Stereo frames written to the file so far (parec writes each fragment as it arrives).
+    public var framesRecorded: Int {
+        var st = stat()
+        return stat(file.path, &st) == 0 ? Int(st.st_size) / 8 : 0
+    }
+
     /// Ends the recording and returns (left, right).
     public func finish() -> (left: [Float], right: [Float]) {
         process.stop(SIGTERM)
