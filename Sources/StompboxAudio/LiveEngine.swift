@@ -104,6 +104,9 @@ public final class LiveEngine: @unchecked Sendable {
     // Status, written by the audio thread.
     private let stateValue = Atomic<Int>(LiveEngine.stateCode(.stopped))
     private let latencyBits = Atomic<UInt64>(Double.nan.bitPattern)
+    /// The parts of the latency figure (ms, averaged like it): capture queue, playback queue.
+    private let recordLatencyBits = Atomic<UInt64>(Double.nan.bitPattern)
+    private let playbackLatencyBits = Atomic<UInt64>(Double.nan.bitPattern)
     private let underrunCount = Atomic<Int>(0)
     private let overrunCount = Atomic<Int>(0)
     private let inputPeakBits = Atomic<UInt32>(0)
@@ -185,6 +188,11 @@ public final class LiveEngine: @unchecked Sendable {
         let messages = [messageBox.withLock { $0 }, realtimeMessage.withLock { $0 }].compactMap { $0 }
         s.message = messages.isEmpty ? nil : messages.joined(separator: "; ")
         return s
+    }
+
+    /// The last averaged parts of the latency figure in ms: (capture, playback); for the bench.
+    public var latencyParts: (record: Double, playback: Double) {
+        (Double(bitPattern: recordLatencyBits.load(ordering: .relaxed)), Double(bitPattern: playbackLatencyBits.load(ordering: .relaxed)))
     }
 
     /// Lists the server's sources and sinks.
@@ -327,7 +335,11 @@ public final class LiveEngine: @unchecked Sendable {
     fileprivate var currentGeneration: Int { settingsGeneration.load(ordering: .relaxed) }
     fileprivate func noteUnderrun() { underrunCount.add(1, ordering: .relaxed) }
     fileprivate func noteOverrun() { overrunCount.add(1, ordering: .relaxed) }
-    fileprivate func noteLatency(_ ms: Double) { latencyBits.store(ms.bitPattern, ordering: .relaxed) }
+    fileprivate func noteLatency(_ ms: Double, record: Double, playback: Double) {
+        recordLatencyBits.store(record.bitPattern, ordering: .relaxed)
+        playbackLatencyBits.store(playback.bitPattern, ordering: .relaxed)
+        latencyBits.store(ms.bitPattern, ordering: .relaxed)
+    }
     fileprivate func notePeaks(input: Float, output: Float) {
         LiveEngine.raise(inputPeakBits, input)
         LiveEngine.raise(outputPeakBits, output)
@@ -475,6 +487,8 @@ private final class LiveSession {
         var fastReads = 0
         let backlogBlocks = max(8, Int((0.04 / period).rounded(.up)) + targetFrames / block)
         var latencySum = 0.0
+        var recordSum = 0.0
+        var playSum = 0.0
         var latencyCount = 0
         var lastPublish = now()
         // The first second after the warm-up still carries the server's start-up backlog; the
@@ -545,15 +559,18 @@ private final class LiveSession {
             // 4. Measured latency: capture + playback + the block, averaged over ~0.5 s.
             let recordLatency = record.map { Double(pa_simple_get_latency($0, &error)) / 1e6 } ?? 0
             latencySum += recordLatency + playLatency + period
+            recordSum += recordLatency
+            playSum += playLatency
             latencyCount += 1
             let t = now()
             if t <= settledAt {
-                latencySum = 0
+                latencySum = 0; recordSum = 0; playSum = 0
                 latencyCount = 0
                 lastPublish = t
             } else if t - lastPublish >= 0.5 {
-                engine.noteLatency(1000 * latencySum / Double(latencyCount))
-                latencySum = 0
+                let n = Double(latencyCount)
+                engine.noteLatency(1000 * latencySum / n, record: 1000 * recordSum / n, playback: 1000 * playSum / n)
+                latencySum = 0; recordSum = 0; playSum = 0
                 latencyCount = 0
                 lastPublish = t
             }
