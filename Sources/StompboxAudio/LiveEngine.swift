@@ -24,10 +24,14 @@ public struct LiveSettings: Equatable, Sendable {
     public var sampleRate: Int = 48_000
     /// Frames per block, 64…1024.
     public var blockSize: Int = 128
-    /// Playback buffer target in milliseconds: how much output is kept queued. 12 ms measured
-    /// 9.8 ms end-to-end and no dropouts on the 2-core test VM (see LatencyBench); 64/5 is the
-    /// low-latency setting (about 4 ms, with dropouts under load).
-    public var latencyMs: Double = 12
+    /// Playback buffer target in milliseconds: how much output is kept queued. Measured through a
+    /// private PulseAudio server on the 2-core test VM (LatencyBench, 60 s each, machine quiet):
+    /// 128/11 gave 7.1, 8.8 and 10.2 ms end to end with no dropouts in any of the three runs;
+    /// 128/12 gave 9.8–11.9 ms with 0–1 dropouts. Which value within that ~3 ms range a given
+    /// opening gets depends on where the server's render cycle is when the streams start.
+    /// With other sessions compiling, any setting here drops out a few times a minute.
+    /// 64/5 is the low-latency setting (about 4 ms, several dropouts a minute).
+    public var latencyMs: Double = 11
 
     public init() {}
 }
