@@ -24,10 +24,14 @@ public struct LiveSettings: Equatable, Sendable {
     public var sampleRate: Int = 48_000
     /// Frames per block, 64…1024.
     public var blockSize: Int = 128
-    /// Playback buffer target in milliseconds: how much output is kept queued. 12 ms measured
-    /// 9.8 ms end-to-end and no dropouts on the 2-core test VM (see LatencyBench); 64/5 is the
-    /// low-latency setting (about 4 ms, with dropouts under load).
-    public var latencyMs: Double = 12
+    /// Playback buffer target in milliseconds: how much output is kept queued. Measured through a
+    /// private PulseAudio server on the 2-core test VM (LatencyBench, 60 s each, machine quiet):
+    /// 128/11 gave 7.1, 8.8 and 10.2 ms end to end with no dropouts in any of the three runs;
+    /// 128/12 gave 9.8–11.9 ms with 0–1 dropouts. Which value within that ~3 ms range a given
+    /// opening gets depends on where the server's render cycle is when the streams start.
+    /// With other sessions compiling, any setting here drops out a few times a minute.
+    /// 64/5 is the low-latency setting (about 4 ms, several dropouts a minute).
+    public var latencyMs: Double = 11
     /// The bundled demo riff (`data/demo-riff.flac`) for the `.demo` input; without it the riff
     /// is synthesised.
     public var demoFile: String? = nil
@@ -107,6 +111,9 @@ public final class LiveEngine: @unchecked Sendable {
     // Status, written by the audio thread.
     private let stateValue = Atomic<Int>(LiveEngine.stateCode(.stopped))
     private let latencyBits = Atomic<UInt64>(Double.nan.bitPattern)
+    /// The parts of the latency figure (ms, averaged like it): capture queue, playback queue.
+    private let recordLatencyBits = Atomic<UInt64>(Double.nan.bitPattern)
+    private let playbackLatencyBits = Atomic<UInt64>(Double.nan.bitPattern)
     private let underrunCount = Atomic<Int>(0)
     private let overrunCount = Atomic<Int>(0)
     private let inputPeakBits = Atomic<UInt32>(0)
@@ -190,6 +197,11 @@ public final class LiveEngine: @unchecked Sendable {
         return s
     }
 
+    /// The last averaged parts of the latency figure in ms: (capture, playback); for the bench.
+    public var latencyParts: (record: Double, playback: Double) {
+        (Double(bitPattern: recordLatencyBits.load(ordering: .relaxed)), Double(bitPattern: playbackLatencyBits.load(ordering: .relaxed)))
+    }
+
     /// Lists the server's sources and sinks.
     public static func devices() throws -> (sources: [AudioDevice], sinks: [AudioDevice]) {
         let server = PulseServer()
@@ -259,9 +271,13 @@ public final class LiveEngine: @unchecked Sendable {
         }
 
         var preparedFor: (rate: Int, block: Int)? = nil
+        // True after the server or a device went missing: the next opening is on a device
+        // that has just (re)appeared, whose timing is restarted (PulseServer.restartTiming).
+        var deviceReappeared = false
         while !stopRequested.load(ordering: .acquiring) {
             let (settings, generation) = settingsBox.withLock { ($0.settings, $0.generation) }
             if !server.connected.load(ordering: .acquiring) && !server.connect() {
+                deviceReappeared = true
                 publish(.noServer, "cannot reach \(LiveEngine.serverDescription); retrying twice a second")
                 waitForWake(LiveEngine.retryInterval)
                 continue
@@ -270,6 +286,7 @@ public final class LiveEngine: @unchecked Sendable {
             if settings.input != .demo {
                 let name = settings.input.sourceName ?? "@DEFAULT_SOURCE@"
                 guard let info = server.sourceInfo(name) else {
+                    deviceReappeared = true
                     if server.connected.load(ordering: .acquiring) {
                         publish(.waitingForInput, "input \(settings.input.sourceName ?? "(default source)") is not there; waiting for it")
                         waitForWake(LiveEngine.retryInterval)
@@ -284,6 +301,7 @@ public final class LiveEngine: @unchecked Sendable {
                 source = info
             }
             guard let sink = server.sinkInfo(settings.output ?? "@DEFAULT_SINK@") else {
+                deviceReappeared = true
                 if server.connected.load(ordering: .acquiring) {
                     publish(.waitingForOutput, "output \(settings.output ?? "(default sink)") is not there; waiting for it")
                     waitForWake(LiveEngine.retryInterval)
@@ -300,10 +318,13 @@ public final class LiveEngine: @unchecked Sendable {
                 demo = DemoRiff.load(sampleRate: settings.sampleRate, file: settings.demoFile)
             }
             let session = LiveSession(engine: self, server: server, settings: settings, generation: generation,
-                                      source: source, sink: sink)
+                                      source: source, sink: sink, restartTiming: deviceReappeared)
+            deviceReappeared = false
             switch session.play() {
-            case .stopped, .settingsChanged, .deviceGone:
+            case .stopped, .settingsChanged:
                 break
+            case .deviceGone:
+                deviceReappeared = true
             case .failed(let state, let message):
                 if server.connected.load(ordering: .acquiring) {
                     publish(state, message)
@@ -321,7 +342,11 @@ public final class LiveEngine: @unchecked Sendable {
     fileprivate var currentGeneration: Int { settingsGeneration.load(ordering: .relaxed) }
     fileprivate func noteUnderrun() { underrunCount.add(1, ordering: .relaxed) }
     fileprivate func noteOverrun() { overrunCount.add(1, ordering: .relaxed) }
-    fileprivate func noteLatency(_ ms: Double) { latencyBits.store(ms.bitPattern, ordering: .relaxed) }
+    fileprivate func noteLatency(_ ms: Double, record: Double, playback: Double) {
+        recordLatencyBits.store(record.bitPattern, ordering: .relaxed)
+        playbackLatencyBits.store(playback.bitPattern, ordering: .relaxed)
+        latencyBits.store(ms.bitPattern, ordering: .relaxed)
+    }
     fileprivate func notePeaks(input: Float, output: Float) {
         LiveEngine.raise(inputPeakBits, input)
         LiveEngine.raise(outputPeakBits, output)
@@ -372,9 +397,11 @@ private final class LiveSession {
     let sink: PulseDeviceInfo
     let block: Int
     let period: Double
+    let restartTiming: Bool
 
     init(engine: LiveEngine, server: PulseServer, settings: LiveSettings, generation: Int,
-         source: PulseDeviceInfo?, sink: PulseDeviceInfo) {
+         source: PulseDeviceInfo?, sink: PulseDeviceInfo, restartTiming: Bool) {
+        self.restartTiming = restartTiming
         self.engine = engine
         self.server = server
         self.settings = settings
@@ -424,6 +451,18 @@ private final class LiveSession {
         let (playbackStream, playError) = open(PA_STREAM_PLAYBACK, sink, playAttr, "amp out")
         guard let playback = playbackStream else { return .failed(.waitingForOutput, "cannot play to \(sink.name): \(errorText(playError))") }
         defer { pa_simple_free(playback) }
+        if restartTiming {
+            // A device that has just come (back) may be an idle sink that rendered far ahead at
+            // its largest latency and sleeps until that is used up (2 s for a null sink): no
+            // sound for that long. Now that our streams have lowered its latency, restart its
+            // clock (and that of a filter sink's master) so it runs at that latency from now.
+            // Only here, on a device that has just appeared: other streams on it may hear a tick.
+            var sinks = server.sinkChain(sink.name)
+            if let monitored = source?.monitorOfSink {
+                for name in server.sinkChain(monitored) where !sinks.contains(name) { sinks.append(name) }
+            }
+            server.restartTiming(sinks: sinks)
+        }
         // The streams are open: the loop plays (the server may still hold the first block back).
         engine.publishRunning()
 
@@ -455,6 +494,8 @@ private final class LiveSession {
         var fastReads = 0
         let backlogBlocks = max(8, Int((0.04 / period).rounded(.up)) + targetFrames / block)
         var latencySum = 0.0
+        var recordSum = 0.0
+        var playSum = 0.0
         var latencyCount = 0
         var lastPublish = now()
         // The first second after the warm-up still carries the server's start-up backlog; the
@@ -525,15 +566,18 @@ private final class LiveSession {
             // 4. Measured latency: capture + playback + the block, averaged over ~0.5 s.
             let recordLatency = record.map { Double(pa_simple_get_latency($0, &error)) / 1e6 } ?? 0
             latencySum += recordLatency + playLatency + period
+            recordSum += recordLatency
+            playSum += playLatency
             latencyCount += 1
             let t = now()
             if t <= settledAt {
-                latencySum = 0
+                latencySum = 0; recordSum = 0; playSum = 0
                 latencyCount = 0
                 lastPublish = t
             } else if t - lastPublish >= 0.5 {
-                engine.noteLatency(1000 * latencySum / Double(latencyCount))
-                latencySum = 0
+                let n = Double(latencyCount)
+                engine.noteLatency(1000 * latencySum / n, record: 1000 * recordSum / n, playback: 1000 * playSum / n)
+                latencySum = 0; recordSum = 0; playSum = 0
                 latencyCount = 0
                 lastPublish = t
             }

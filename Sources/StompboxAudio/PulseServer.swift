@@ -11,6 +11,11 @@ struct PulseDeviceInfo {
     var channels: Int
     var channelMap: pa_channel_map
     var isMonitor: Bool
+    /// For a monitor source: the sink it monitors.
+    var monitorOfSink: String? = nil
+    /// For a filter sink or source (remap, equalizer, …): the device it plays into or records
+    /// from (`device.master_device`).
+    var master: String? = nil
 
     var device: AudioDevice {
         AudioDevice(name: name, description: description, sampleRate: sampleRate, channels: channels, isMonitor: isMonitor)
@@ -127,6 +132,7 @@ final class PulseServer: @unchecked Sendable {
         let mainloop: OpaquePointer
         var results: [PulseDeviceInfo] = []
         var done = false
+        var success = false
         init(mainloop: OpaquePointer) { self.mainloop = mainloop }
     }
 
@@ -150,6 +156,54 @@ final class PulseServer: @unchecked Sendable {
         }
         pa_operation_unref(op)
         return withExtendedLifetime(box) { box.results }
+    }
+
+    // MARK: Restarting a device's timing
+
+    /// The devices whose clock drives `sink`: the sink itself and, for a filter sink, its
+    /// master (and the master's master…), deepest last.
+    func sinkChain(_ name: String) -> [String] {
+        var chain: [String] = []
+        var next: String? = name
+        while let n = next, chain.count < 8, !chain.contains(n) {
+            chain.append(n)
+            next = sinkInfo(n)?.master
+        }
+        return chain
+    }
+
+    /// Suspends and resumes the sinks that drive a device that has just (re)appeared, so that
+    /// they start their timing again from now at the latency our freshly opened streams ask for.
+    ///
+    /// Why: an idle sink (a null sink, or the null sink under a remap sink) renders ahead by its
+    /// maximum latency (2 s for module-null-sink) and then sleeps until that is used up. When a
+    /// low-latency stream arrives it lowers the sink's latency, but the sink's wake-up stays
+    /// where it was and the rewind a new stream asks for is capped by the new, small latency:
+    /// nothing flows for up to 2 s. A suspend/resume restarts the sink's clock from now.
+    /// It costs other streams on the same device a few milliseconds, which is why it is done only
+    /// for a device that has just come (back), never in the middle of playing.
+    /// Returns the sinks it restarted.
+    @discardableResult
+    func restartTiming(sinks names: [String]) -> [String] {
+        var restarted: [String] = []
+        for name in names {
+            if suspend(sink: name, true) && suspend(sink: name, false) { restarted.append(name) }
+        }
+        return restarted
+    }
+
+    private func suspend(sink name: String, _ on: Bool) -> Bool {
+        let box = Query(mainloop: mainloop)
+        let boxPointer = Unmanaged.passUnretained(box).toOpaque()
+        pa_threaded_mainloop_lock(mainloop)
+        defer { pa_threaded_mainloop_unlock(mainloop) }
+        guard let ctx = context, pa_context_get_state(ctx) == PA_CONTEXT_READY,
+              let op = pa_context_suspend_sink_by_name(ctx, name, on ? 1 : 0, PulseServer.successCallback, boxPointer) else { return false }
+        while !box.done && pa_operation_get_state(op) == PA_OPERATION_RUNNING {
+            pa_threaded_mainloop_wait(mainloop)
+        }
+        pa_operation_unref(op)
+        return withExtendedLifetime(box) { box.success }
     }
 
     // MARK: C callbacks (mainloop thread, lock held)
@@ -195,7 +249,9 @@ final class PulseServer: @unchecked Sendable {
         box.results.append(PulseDeviceInfo(
             name: String(cString: i.name), description: i.description.map { String(cString: $0) } ?? "",
             index: i.index, sampleRate: Int(i.sample_spec.rate), channels: Int(i.sample_spec.channels),
-            channelMap: i.channel_map, isMonitor: i.monitor_of_sink != invalidIndex))
+            channelMap: i.channel_map, isMonitor: i.monitor_of_sink != invalidIndex,
+            monitorOfSink: i.monitor_of_sink != invalidIndex ? i.monitor_of_sink_name.map { String(cString: $0) } : nil,
+            master: PulseServer.master(i.proplist)))
     }
 
     private static let sinkInfoCallback: @convention(c) (OpaquePointer?, UnsafePointer<pa_sink_info>?, Int32, UnsafeMutableRawPointer?) -> Void = { _, info, eol, userdata in
@@ -210,6 +266,19 @@ final class PulseServer: @unchecked Sendable {
         box.results.append(PulseDeviceInfo(
             name: String(cString: i.name), description: i.description.map { String(cString: $0) } ?? "",
             index: i.index, sampleRate: Int(i.sample_spec.rate), channels: Int(i.sample_spec.channels),
-            channelMap: i.channel_map, isMonitor: false))
+            channelMap: i.channel_map, isMonitor: false, master: PulseServer.master(i.proplist)))
+    }
+
+    private static func master(_ proplist: OpaquePointer?) -> String? {
+        guard let proplist, let value = pa_proplist_gets(proplist, PA_PROP_DEVICE_MASTER_DEVICE) else { return nil }
+        return String(cString: value)
+    }
+
+    private static let successCallback: @convention(c) (OpaquePointer?, Int32, UnsafeMutableRawPointer?) -> Void = { _, success, userdata in
+        guard let userdata else { return }
+        let box = Unmanaged<Query>.fromOpaque(userdata).takeUnretainedValue()
+        box.success = success != 0
+        box.done = true
+        pa_threaded_mainloop_signal(box.mainloop, 0)
     }
 }

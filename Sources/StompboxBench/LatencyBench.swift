@@ -61,7 +61,13 @@ enum LatencyBench {
         var reported: [Double] = []
         while player.isRunning {
             Thread.sleep(forTimeInterval: 1)
-            if let l = engine.status().latencyMs { reported.append(l) }
+            if let l = engine.status().latencyMs {
+                reported.append(l)
+                if ProcessInfo.processInfo.environment["STOMPBOX_LATENCY_PARTS"] != nil {
+                    let p = engine.latencyParts
+                    print(String(format: "  reported %.2f ms = record %.2f + playback %.2f + block", l, p.record, p.playback))
+                }
+            }
         }
         Thread.sleep(forTimeInterval: 0.3)
         let after = engine.status()
@@ -77,9 +83,10 @@ enum LatencyBench {
                                            lag: first.lag, from: 4_800)
         let lagsMs = drops.lags.map { String(format: "%.2f", Double($0) * 1000 / Double(rate)) }
         let meanReported = reported.isEmpty ? Double.nan : reported.reduce(0, +) / Double(reported.count)
-        return String(format: "%@ (block %d, target %.1f ms): end-to-end %.2f ms measured on the scope (engine reports %.1f ms), "
+        return String(format: "%@ (block %d, target %.1f ms): end-to-end %.2f ms measured on the scope at the start, %.2f ms on average (engine reports %.2f ms on average), "
                       + "dropouts in %.0f s: %d on the scope, engine counted %d underruns + %d overruns; latency over time: %@ ms",
-                      setting.name, setting.block, setting.latencyMs, Double(first.lag) * 1000 / Double(rate), meanReported,
+                      setting.name, setting.block, setting.latencyMs, Double(first.lag) * 1000 / Double(rate),
+                      drops.meanLag * 1000 / Double(rate), meanReported,
                       Double(analysed) / Double(rate), drops.count,
                       after.underruns - before.underruns, after.overruns - before.overruns, lagsMs.joined(separator: " → "))
     }

@@ -3,7 +3,8 @@
 // (must be 0), and the same chain in sox for comparison.
 //
 // Options: --seconds S (60), --runs N (5), --no-sox, --no-latency, --allocations-only (no timing, no sox:
-// what the test suite runs). Exits 1 if `chain.process` allocated or allocations cannot be counted.
+// what the test suite runs), --latency-seconds S (30: per latency setting), --latency-setting BLOCK/MS
+// (repeatable: measure these instead of the default and the low-latency one). Exits 1 if `chain.process` allocated or allocations cannot be counted.
 
 import CAudioShim
 import Foundation
@@ -22,6 +23,8 @@ struct Options {
     var sox = true
     var allocationsOnly = false
     var latency = true
+    var latencySeconds = 30.0
+    var latencySettings: [LatencyBench.Setting] = []
 
     init(_ arguments: [String]) {
         var i = 1
@@ -37,7 +40,12 @@ struct Options {
             case "--no-sox": sox = false
             case "--no-latency": latency = false
             case "--allocations-only": allocationsOnly = true; sox = false; latency = false
-            default: fatal("unknown option \(arguments[i]) (use --seconds S, --runs N, --no-sox, --no-latency, --allocations-only)")
+            case "--latency-seconds": latencySeconds = Double(value()) ?? { fatal("--latency-seconds takes a number") }()
+            case "--latency-setting":
+                let parts = value().split(separator: "/")
+                guard parts.count == 2, let block = Int(parts[0]), let ms = Double(parts[1]) else { fatal("--latency-setting takes BLOCK/MS, e.g. 128/10") }
+                latencySettings.append(LatencyBench.Setting(name: "\(block)/\(parts[1])", block: block, latencyMs: ms))
+            default: fatal("unknown option \(arguments[i]) (use --seconds S, --runs N, --no-sox, --no-latency, --allocations-only, --latency-seconds S, --latency-setting BLOCK/MS)")
             }
             i += 1
         }
@@ -283,7 +291,10 @@ if !options.allocationsOnly {
 
 // The live loop through a private PulseAudio server: end-to-end latency and dropouts, 30 s each.
 if options.latency {
-    do { try LatencyBench.run() } catch { print("  latency bench failed: \(error)") }
+    do {
+        try LatencyBench.run(options.latencySettings.isEmpty ? LatencyBench.settings : options.latencySettings,
+                             seconds: options.latencySeconds)
+    } catch { print("  latency bench failed: \(error)") }
 }
 
 if allocationFailure {

@@ -214,6 +214,12 @@ public final class ScopeRecording {
                                  environment: environment, stdout: file.path)
     }
 
+    /// Stereo frames written to the file so far (parec writes each fragment as it arrives).
+    public var framesRecorded: Int {
+        var st = stat()
+        return stat(file.path, &st) == 0 ? Int(st.st_size) / 8 : 0
+    }
+
     /// Ends the recording and returns (left, right).
     public func finish() -> (left: [Float], right: [Float]) {
         process.stop(SIGTERM)
@@ -269,14 +275,18 @@ public enum ScopeAnalysis {
     /// Dropouts in a pass-through recording of noise: windows (of `window` samples) where right
     /// no longer matches left delayed by the expected lag. Consecutive bad windows count once;
     /// after one, the lag is searched again (a dropout shifts it).
-    public static func dropouts(_ left: [Float], _ right: [Float], lag: Int, from: Int, window: Int = 480) -> (count: Int, lags: [Int]) {
+    /// `lags` lists each delay in turn; `meanLag` is their mean weighted by how long each lasted.
+    public static func dropouts(_ left: [Float], _ right: [Float], lag: Int, from: Int, window: Int = 480) -> (count: Int, lags: [Int], meanLag: Double) {
         var count = 0
         var lag = lag
         var lags = [lag]
+        var weighted = 0.0
+        var span = 0.0
         var bad = false
         var i = from
         while i + window + lag + 4800 < min(left.count, right.count) {
             let c = correlation(left, i, right, i + lag, window)
+            if c >= 0.99 { weighted += Double(lag); span += 1 }
             if c < 0.99 {
                 if !bad { count += 1; bad = true }
                 if let found = delay(left, right, start: i, window: 2400, maxLag: 4800), found.correlation > 0.99 {
@@ -288,6 +298,6 @@ public enum ScopeAnalysis {
             }
             i += window
         }
-        return (count, lags)
+        return (count, lags, span > 0 ? weighted / span : Double(lag))
     }
 }
