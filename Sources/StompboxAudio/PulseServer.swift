@@ -238,14 +238,7 @@ final class PulseServer: @unchecked Sendable {
     }
 
     private static let sourceInfoCallback: @convention(c) (OpaquePointer?, UnsafePointer<pa_source_info>?, Int32, UnsafeMutableRawPointer?) -> Void = { _, info, eol, userdata in
-        guard let userdata else { return }
-        let box = Unmanaged<Query>.fromOpaque(userdata).takeUnretainedValue()
-        if eol != 0 {
-            box.done = true
-            pa_threaded_mainloop_signal(box.mainloop, 0)
-            return
-        }
-        guard let i = info?.pointee else { return }
+        guard let box = query(userdata, endOfList: eol), let i = info?.pointee else { return }
         box.results.append(PulseDeviceInfo(
             name: String(cString: i.name), description: i.description.map { String(cString: $0) } ?? "",
             index: i.index, sampleRate: Int(i.sample_spec.rate), channels: Int(i.sample_spec.channels),
@@ -255,18 +248,24 @@ final class PulseServer: @unchecked Sendable {
     }
 
     private static let sinkInfoCallback: @convention(c) (OpaquePointer?, UnsafePointer<pa_sink_info>?, Int32, UnsafeMutableRawPointer?) -> Void = { _, info, eol, userdata in
-        guard let userdata else { return }
-        let box = Unmanaged<Query>.fromOpaque(userdata).takeUnretainedValue()
-        if eol != 0 {
-            box.done = true
-            pa_threaded_mainloop_signal(box.mainloop, 0)
-            return
-        }
-        guard let i = info?.pointee else { return }
+        guard let box = query(userdata, endOfList: eol), let i = info?.pointee else { return }
         box.results.append(PulseDeviceInfo(
             name: String(cString: i.name), description: i.description.map { String(cString: $0) } ?? "",
             index: i.index, sampleRate: Int(i.sample_spec.rate), channels: Int(i.sample_spec.channels),
             channelMap: i.channel_map, isMonitor: false, master: PulseServer.master(i.proplist)))
+    }
+
+    /// The query a device-list callback belongs to; at the end of the list, marks it done and
+    /// wakes the thread waiting for it, and returns nil.
+    private static func query(_ userdata: UnsafeMutableRawPointer?, endOfList: Int32) -> Query? {
+        guard let userdata else { return nil }
+        let box = Unmanaged<Query>.fromOpaque(userdata).takeUnretainedValue()
+        guard endOfList == 0 else {
+            box.done = true
+            pa_threaded_mainloop_signal(box.mainloop, 0)
+            return nil
+        }
+        return box
     }
 
     private static func master(_ proplist: OpaquePointer?) -> String? {
