@@ -116,8 +116,6 @@ public final class LiveEngine: @unchecked Sendable {
     private let playbackLatencyBits = Atomic<UInt64>(Double.nan.bitPattern)
     private let underrunCount = Atomic<Int>(0)
     private let overrunCount = Atomic<Int>(0)
-    private let inputPeakBits = Atomic<UInt32>(0)
-    private let outputPeakBits = Atomic<UInt32>(0)
     private let messageBox = Mutex<String?>(nil)
     private let realtimeMessage = Mutex<String?>(nil)
 
@@ -190,8 +188,10 @@ public final class LiveEngine: @unchecked Sendable {
         s.latencyMs = s.state == .running && latency.isFinite ? latency : nil
         s.underruns = underrunCount.load(ordering: .relaxed)
         s.overruns = overrunCount.load(ordering: .relaxed)
-        s.inputPeakDB = LiveEngine.decibels(Float(bitPattern: inputPeakBits.exchange(0, ordering: .relaxed)))
-        s.outputPeakDB = LiveEngine.decibels(Float(bitPattern: outputPeakBits.exchange(0, ordering: .relaxed)))
+        // The chain meters its own input and output; reading them here clears them.
+        let peaks = chain.controls.meters.takePeaks()
+        s.inputPeakDB = LiveEngine.decibels(peaks.input)
+        s.outputPeakDB = LiveEngine.decibels(peaks.output)
         let messages = [messageBox.withLock { $0 }, realtimeMessage.withLock { $0 }].compactMap { $0 }
         s.message = messages.isEmpty ? nil : messages.joined(separator: "; ")
         return s
@@ -347,21 +347,8 @@ public final class LiveEngine: @unchecked Sendable {
         playbackLatencyBits.store(playback.bitPattern, ordering: .relaxed)
         latencyBits.store(ms.bitPattern, ordering: .relaxed)
     }
-    fileprivate func notePeaks(input: Float, output: Float) {
-        LiveEngine.raise(inputPeakBits, input)
-        LiveEngine.raise(outputPeakBits, output)
-    }
     fileprivate func publishRunning() { publish(.running, nil) }
     fileprivate var demoRiff: UnsafeMutableBufferPointer<Float>? { demo }
-
-    private static func raise(_ cell: borrowing Atomic<UInt32>, _ peak: Float) {
-        var current = cell.load(ordering: .relaxed)
-        while Float(bitPattern: current) < peak {
-            let (done, original) = cell.compareExchange(expected: current, desired: peak.bitPattern, ordering: .relaxed)
-            if done { break }
-            current = original
-        }
-    }
 }
 
 public enum LiveEngineError: Error, CustomStringConvertible {
@@ -505,7 +492,6 @@ private final class LiveSession {
             if let stop = interruption() { return stop }
 
             // 1. Input.
-            var inPeak: Float = 0
             if let record {
                 let t0 = now()
                 if pa_simple_read(record, input.baseAddress, inBytes, &error) < 0 { return failure(error) }
@@ -521,16 +507,10 @@ private final class LiveSession {
                     }
                     continue
                 }
-                for i in 0..<block {
-                    let x = input[i * inChannels + channel]
-                    mono[i] = x
-                    inPeak = max(inPeak, abs(x))
-                }
+                for i in 0..<block { mono[i] = input[i * inChannels + channel] }
             } else if let riff = engine.demoRiff, riff.count > 0 {
                 for i in 0..<block {
-                    let x = riff[riffPosition]
-                    mono[i] = x
-                    inPeak = max(inPeak, abs(x))
+                    mono[i] = riff[riffPosition]
                     riffPosition += 1
                     if riffPosition == riff.count { riffPosition = 0 }
                 }
@@ -538,15 +518,12 @@ private final class LiveSession {
                 for i in 0..<block { mono[i] = 0 }
             }
 
-            // 2. The chain.
+            // 2. The chain (which meters its input and output).
             engine.chain.process(mono)
-            var outPeak: Float = 0
             for i in 0..<block {
                 let y = mono[i]
-                outPeak = max(outPeak, abs(y))
                 for c in 0..<outChannels { output[i * outChannels + c] = y }
             }
-            engine.notePeaks(input: inPeak, output: outPeak)
 
             // 3. Output. The playback latency just before the write is what is left in the
             // buffer (plus the sink's own): at or near zero the sink has run dry.

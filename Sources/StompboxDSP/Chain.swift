@@ -65,6 +65,7 @@ public final class Chain {
     }
 
     /// Clears all state (not the looper's recording) and jumps every ramp to its target.
+    /// Not on the audio thread (it walks `effects`, which builds an array).
     public func reset() {
         for effect in effects where effect !== looper { effect.reset() }
         inputGain.snap(to: decibelsToGain(parameters.load(.inputGain)))
