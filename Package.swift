@@ -18,8 +18,11 @@ let package = Package(
         // System libraries through pkg-config.
         .systemLibrary(name: "CSndfile", pkgConfig: "sndfile",
                        providers: [.apt(["libsndfile1-dev"])]),
-        .systemLibrary(name: "CPulse", pkgConfig: "libpulse-simple",
+        .systemLibrary(name: "CPulse", pkgConfig: "libpulse",
                        providers: [.apt(["libpulse-dev"])]),
+        // The variable-ratio resampler that follows the input's clock.
+        .systemLibrary(name: "CSamplerate", pkgConfig: "samplerate",
+                       providers: [.apt(["libsamplerate0-dev"])]),
         .systemLibrary(name: "CGtk", pkgConfig: "gtk+-3.0",
                        providers: [.apt(["libgtk-3-dev"])]),
         // What Swift cannot call directly: GTK signal macros, casts and variadic calls…
@@ -28,7 +31,7 @@ let package = Package(
         .target(name: "CAudioShim"),
 
         .target(name: "StompboxDSP"),
-        .target(name: "StompboxAudio", dependencies: ["StompboxDSP", "CSndfile", "CPulse", "CAudioShim"]),
+        .target(name: "StompboxAudio", dependencies: ["StompboxDSP", "CSndfile", "CPulse", "CSamplerate", "CAudioShim"]),
         .target(name: "StompboxCore", dependencies: [
             "StompboxDSP",
             .product(name: "Crypto", package: "swift-crypto"),

@@ -1,3 +1,2 @@
-#include <pulse/simple.h>
 #include <pulse/error.h>
 #include <pulse/pulseaudio.h>

@@ -24,14 +24,13 @@ public struct LiveSettings: Equatable, Sendable {
     public var sampleRate: Int = 48_000
     /// Frames per block, 64…1024.
     public var blockSize: Int = 128
-    /// Playback buffer target in milliseconds: how much output is kept queued. Measured through a
-    /// private PulseAudio server on the 2-core test VM (LatencyBench, 60 s each, machine quiet):
-    /// 128/11 gave 7.1, 8.8 and 10.2 ms end to end with no dropouts in any of the three runs;
-    /// 128/12 gave 9.8–11.9 ms with 0–1 dropouts. Which value within that ~3 ms range a given
-    /// opening gets depends on where the server's render cycle is when the streams start.
-    /// With other sessions compiling, any setting here drops out a few times a minute.
-    /// 64/5 is the low-latency setting (about 4 ms, several dropouts a minute).
-    public var latencyMs: Double = 11
+    /// The playback margin in milliseconds: how much output is still queued when a block is
+    /// written, the cushion against a late wake-up. End to end, the guitar reaches the output
+    /// after about this plus one block plus the interface's own buffers.
+    public var latencyMs: Double = 8
+    /// Raise the margin step by step when dropouts keep happening (up to `autoLatencyCapMs`).
+    public var autoLatency = true
+    public var autoLatencyCapMs: Double = 40
     /// The bundled demo riff (`data/demo-riff.flac`) for the `.demo` input; without it the riff
     /// is synthesised.
     public var demoFile: String? = nil
@@ -50,8 +49,16 @@ public enum LiveState: String, Sendable {
 /// A snapshot of the live loop, safe to read from any thread.
 public struct LiveStatus: Equatable, Sendable {
     public var state: LiveState = .stopped
-    /// Measured from the streams (capture + playback + one block); nil when not running.
+    /// End to end, from the server's timing of both streams (capture, waiting input, playback);
+    /// nil when not running.
     public var latencyMs: Double? = nil
+    /// The playback margin in force (raised by automatic latency, or as set); nil when not running.
+    public var targetLatencyMs: Double? = nil
+    /// The input's clock against the output's, in ppm (positive: the input runs fast), once the
+    /// loop follows it; nil while both share one clock (no resampling).
+    public var driftPPM: Double? = nil
+    /// True when automatic latency has raised the margin above the one in the settings.
+    public var autoLatencyRaised = false
     public var underruns: Int = 0
     public var overruns: Int = 0
     /// Peak levels since the previous status read, in dBFS.
@@ -62,13 +69,21 @@ public struct LiveStatus: Equatable, Sendable {
 
     public init() {}
 
-    /// `state=running latency_ms=8.1 underruns=0 overruns=0 in_peak_db=-12.3 out_peak_db=-9.8`
+    /// `state=running latency_ms=8.1 underruns=0 overruns=0 in_peak_db=-12.3 out_peak_db=-9.8 target_ms=8 drift_ppm=0.0`
     public var statusLine: String {
         var line = "state=\(state.rawValue)"
         if let l = latencyMs { line += " latency_ms=\(String(format: "%.1f", l))" }
         line += " underruns=\(underruns) overruns=\(overruns)"
         line += " in_peak_db=\(String(format: "%.1f", inputPeakDB)) out_peak_db=\(String(format: "%.1f", outputPeakDB))"
+        if let t = targetLatencyMs { line += " target_ms=\(LiveStatus.milliseconds(t))" }
+        if state == .running { line += " drift_ppm=\(String(format: "%.1f", driftPPM ?? 0))" }
         return line
+    }
+
+    /// "14" or "12.5".
+    static func milliseconds(_ ms: Double) -> String {
+        let r = (ms * 10).rounded() / 10
+        return r == r.rounded() ? String(Int(r)) : String(format: "%.1f", r)
     }
 }
 
@@ -91,43 +106,56 @@ public struct AudioDevice: Equatable, Sendable, Codable {
 }
 
 
-/// The live PulseAudio loop: record → chain → playback on its own thread, with the streams
-/// closed and reopened as the server and the chosen devices come and go.
-/// The window and `stompbox run --headless` drive the same class.
+/// The live loop: record → chain → playback on its own thread, with the streams closed and
+/// reopened as the server and the chosen devices come and go. The window and
+/// `stompbox run --headless` drive the same class.
 ///
-/// Threads: the caller's (start/stop/apply/status), the audio thread (everything else; it owns
-/// the chain, the streams and the buffers), and the device watcher's mainloop thread (which only
-/// raises and lowers atomics and wakes the audio thread).
+/// Threads: the caller's (start/stop/apply/status), and the audio thread, which runs the
+/// PulseAudio mainloop: the connection, the device watch, the streams and the block path all
+/// live there, so nothing is shared with a server thread. The caller reaches it through
+/// atomics and `PulseConnection.wakeup`, so a stop is seen at once even while a device is
+/// stalled or the server does not answer.
+///
+/// The chain is prepared for the largest block (`LiveBuffers.maximumBlock`) in `start` and
+/// when the sample rate changes, always on the caller's thread with the audio thread stopped:
+/// a new block size or latency reopens the streams and keeps every buffer and the Looper's
+/// recording.
 public final class LiveEngine: @unchecked Sendable {
     public let chain: Chain
     public var settings: LiveSettings { settingsBox.withLock { $0.settings } }
 
     private struct SettingsBox { var settings: LiveSettings; var generation: Int }
     private let settingsBox: Mutex<SettingsBox>
-    /// Read once per block by the audio thread: a change means "reopen with the new settings".
+    /// Read by the audio thread: a change means "reopen with the new settings".
     private let settingsGeneration = Atomic<Int>(0)
     private let stopRequested = Atomic<Bool>(false)
+    private let autoLatencyReset = Atomic<Bool>(false)
 
     // Status, written by the audio thread.
     private let stateValue = Atomic<Int>(LiveEngine.stateCode(.stopped))
     private let latencyBits = Atomic<UInt64>(Double.nan.bitPattern)
-    /// The parts of the latency figure (ms, averaged like it): capture queue, playback queue.
-    private let recordLatencyBits = Atomic<UInt64>(Double.nan.bitPattern)
-    private let playbackLatencyBits = Atomic<UInt64>(Double.nan.bitPattern)
+    private let targetBits = Atomic<UInt64>(Double.nan.bitPattern)
+    private let ratioBits = Atomic<UInt64>(Double(1).bitPattern)
+    private let followingDrift = Atomic<Bool>(false)
     private let underrunCount = Atomic<Int>(0)
     private let overrunCount = Atomic<Int>(0)
+    /// The target automatic latency settled on (ms bits) and the dropouts that led there.
+    private let raisedTargetBits = Atomic<UInt64>(Double.nan.bitPattern)
+    private let raisedAfterDropouts = Atomic<Int>(0)
+    private let inputStalled = Atomic<Bool>(false)
     private let messageBox = Mutex<String?>(nil)
     private let realtimeMessage = Mutex<String?>(nil)
 
-    // Waking the audio thread while it waits for a server or a device.
-    private let wakeCondition = NSCondition()
-    private var wakeRequested = false
-
     private var thread: Thread?
     private let threadDone = DispatchSemaphore(value: 0)
+    private var connection: PulseConnection?
+    private var buffers: LiveBuffers?
+    /// Audio thread only.
+    private var autoLatency = AutoLatency(requested: 0.011, cap: 0.04, step: 0.002)
 
     /// The bundled riff for `.demo`, loaded before the thread starts.
     private var demo: UnsafeMutableBufferPointer<Float>?
+    private var demoLoadedFor: (rate: Int, file: String?)?
 
     /// SCHED_FIFO priority asked for by the audio thread (below PulseAudio's own, usually 5…20).
     static let realtimePriority: Int32 = 10
@@ -144,13 +172,25 @@ public final class LiveEngine: @unchecked Sendable {
         demo?.deallocate()
     }
 
-    /// Starts the audio thread; returns at once. It keeps retrying while the server or a
-    /// device is missing, reporting that in `status`.
+    /// Prepares the chain (if the rate changed) and starts the audio thread; returns at once.
+    /// It keeps retrying while the server or a device is missing, reporting that in `status`.
     public func start() {
         guard thread == nil else { return }
+        let s = settings
+        if chain.sampleRate != Double(s.sampleRate) || chain.maximumBlockSize < LiveBuffers.maximumBlock {
+            chain.prepare(sampleRate: Double(s.sampleRate), maximumBlockSize: LiveBuffers.maximumBlock)
+        }
+        if s.input == .demo, demoLoadedFor == nil || demoLoadedFor! != (s.sampleRate, s.demoFile) {
+            demo?.deallocate()
+            demo = DemoRiff.load(sampleRate: s.sampleRate, file: s.demoFile)
+            demoLoadedFor = (s.sampleRate, s.demoFile)
+        }
+        if buffers == nil { buffers = LiveBuffers() }
+        let connection = PulseConnection()
+        self.connection = connection
         stopRequested.store(false, ordering: .releasing)
         let t = Thread { [self] in
-            run()
+            run(connection)
             threadDone.signal()
         }
         t.name = "Stompbox audio"
@@ -159,55 +199,92 @@ public final class LiveEngine: @unchecked Sendable {
         t.start()
     }
 
-    /// Stops the audio thread and closes the streams; returns when it has stopped.
+    /// Stops the audio thread and closes the streams; returns when it has stopped (within about
+    /// a tenth of a second, whatever state the server or the devices are in).
     public func stop() {
         guard thread != nil else { return }
         stopRequested.store(true, ordering: .releasing)
-        wake()
+        connection?.wakeup()
         threadDone.wait()
         thread = nil
+        connection = nil
     }
 
-    /// Reopens the streams with new settings (device picker).
+    /// Reopens the streams with new settings (device picker). A new sample rate (or demo file)
+    /// stops the audio thread, prepares the chain here and starts it again; anything else keeps
+    /// the chain as it is. A new latency target also resets automatic latency.
     public func apply(_ settings: LiveSettings) {
-        let changed: Bool = settingsBox.withLock { box in
-            guard box.settings != settings else { return false }
+        let old = self.settings
+        guard old != settings else { return }
+        if old.latencyMs != settings.latencyMs || old.blockSize != settings.blockSize
+            || old.autoLatency != settings.autoLatency || old.autoLatencyCapMs != settings.autoLatencyCapMs {
+            autoLatencyReset.store(true, ordering: .releasing)
+        }
+        let restart = thread != nil && (old.sampleRate != settings.sampleRate || old.demoFile != settings.demoFile
+                                        || (settings.input == .demo && old.input != .demo))
+        if restart { stop() }
+        settingsBox.withLock { box in
             box.settings = settings
             box.generation += 1
             settingsGeneration.store(box.generation, ordering: .releasing)
-            return true
         }
-        if changed { wake() }
+        if restart { start() } else { connection?.wakeup() }
+    }
+
+    /// Forgets what automatic latency learnt: back to the target in the settings.
+    public func resetAutoLatency() {
+        autoLatencyReset.store(true, ordering: .releasing)
+        settingsBox.withLock { box in
+            box.generation += 1
+            settingsGeneration.store(box.generation, ordering: .releasing)
+        }
+        connection?.wakeup()
     }
 
     /// The current state; peaks are those since the previous call.
     public func status() -> LiveStatus {
         var s = LiveStatus()
         s.state = LiveEngine.state(code: stateValue.load(ordering: .acquiring))
+        let running = s.state == .running
         let latency = Double(bitPattern: latencyBits.load(ordering: .relaxed))
-        s.latencyMs = s.state == .running && latency.isFinite ? latency : nil
+        s.latencyMs = running && latency.isFinite ? latency : nil
+        let target = Double(bitPattern: targetBits.load(ordering: .relaxed))
+        s.targetLatencyMs = running && target.isFinite ? target : nil
+        if running && followingDrift.load(ordering: .relaxed) {
+            s.driftPPM = (Double(bitPattern: ratioBits.load(ordering: .relaxed)) - 1) * -1e6
+        }
         s.underruns = underrunCount.load(ordering: .relaxed)
         s.overruns = overrunCount.load(ordering: .relaxed)
         // The chain meters its own input and output; reading them here clears them.
         let peaks = chain.controls.meters.takePeaks()
         s.inputPeakDB = LiveEngine.decibels(peaks.input)
         s.outputPeakDB = LiveEngine.decibels(peaks.output)
-        let messages = [messageBox.withLock { $0 }, realtimeMessage.withLock { $0 }].compactMap { $0 }
+        var messages = [messageBox.withLock { $0 }, realtimeMessage.withLock { $0 }].compactMap { $0 }
+        let raised = Double(bitPattern: raisedTargetBits.load(ordering: .relaxed))
+        if raised.isFinite {
+            s.autoLatencyRaised = true
+            let n = raisedAfterDropouts.load(ordering: .relaxed)
+            messages.append("latency raised to \(LiveStatus.milliseconds(raised)) ms after \(n) dropout\(n == 1 ? "" : "s")")
+        }
+        if running && inputStalled.load(ordering: .relaxed) {
+            messages.append("no sound arrives from \(settings.input.sourceName ?? "the default input"); is the interface stalled?")
+        }
         s.message = messages.isEmpty ? nil : messages.joined(separator: "; ")
         return s
     }
 
-    /// The last averaged parts of the latency figure in ms: (capture, playback); for the bench.
-    public var latencyParts: (record: Double, playback: Double) {
-        (Double(bitPattern: recordLatencyBits.load(ordering: .relaxed)), Double(bitPattern: playbackLatencyBits.load(ordering: .relaxed)))
-    }
-
-    /// Lists the server's sources and sinks.
+    /// Lists the server's sources and sinks. Never waits more than about two seconds (a server
+    /// that does not answer is reported as an error); call it off the GUI thread.
     public static func devices() throws -> (sources: [AudioDevice], sinks: [AudioDevice]) {
-        let server = PulseServer()
-        guard server.connect() else { throw LiveEngineError.noServer(LiveEngine.serverDescription) }
-        defer { server.disconnect() }
-        return (server.sources().map(\.device), server.sinks().map(\.device))
+        let connection = PulseConnection()
+        guard connection.connect(name: "Stompbox (devices)", timeout: PulseConnection.queryTimeout, cancelled: { false }) else {
+            throw LiveEngineError.noServer(LiveEngine.serverDescription)
+        }
+        defer { connection.disconnect() }
+        guard let sources = connection.sources(), let sinks = connection.sinks() else {
+            throw LiveEngineError.noAnswer(LiveEngine.serverDescription)
+        }
+        return (sources.map(\.device), sinks.map(\.device))
     }
 
     static var serverDescription: String {
@@ -236,89 +313,83 @@ public final class LiveEngine: @unchecked Sendable {
 
     private func publish(_ state: LiveState, _ message: String?) {
         messageBox.withLock { $0 = message }
-        if state != .running { latencyBits.store(Double.nan.bitPattern, ordering: .relaxed) }
-        stateValue.store(LiveEngine.stateCode(state), ordering: .releasing)
-    }
-
-    private func wake() {
-        wakeCondition.lock()
-        wakeRequested = true
-        wakeCondition.signal()
-        wakeCondition.unlock()
-    }
-
-    /// Sleeps (no CPU) until woken by a device event, a settings change or stop, or the timeout.
-    private func waitForWake(_ seconds: TimeInterval) {
-        wakeCondition.lock()
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        while !wakeRequested && !stopRequested.load(ordering: .acquiring) {
-            if !wakeCondition.wait(until: deadline) { break }
+        if state != .running {
+            latencyBits.store(Double.nan.bitPattern, ordering: .relaxed)
+            inputStalled.store(false, ordering: .relaxed)
         }
-        wakeRequested = false
-        wakeCondition.unlock()
+        stateValue.store(LiveEngine.stateCode(state), ordering: .releasing)
     }
 
     // MARK: The audio thread
 
-    private func run() {
-        // Created before asking for SCHED_FIFO: the watcher's thread need not be real-time.
-        let server = PulseServer(onEvent: { [weak self] in self?.wake() })
+    private func run(_ connection: PulseConnection) {
         stompbox_enable_flush_to_zero()
-        // The simple API's own threads are created later from this one and inherit the policy.
         let rt = stompbox_request_realtime(LiveEngine.realtimePriority)
         realtimeMessage.withLock {
             $0 = rt == 0 ? nil : "no real-time priority (\(String(cString: strerror(rt)))): playing at normal priority, so dropouts are more likely under load"
         }
-
-        var preparedFor: (rate: Int, block: Int)? = nil
+        let buffers = self.buffers!
+        var autoFor = -1
         // True after the server or a device went missing: the next opening is on a device
-        // that has just (re)appeared, whose timing is restarted (PulseServer.restartTiming).
+        // that has just (re)appeared, whose timing is restarted (PulseConnection.restartTiming).
         var deviceReappeared = false
-        while !stopRequested.load(ordering: .acquiring) {
+        let cancelled = { [unowned self] in stopRequested.load(ordering: .acquiring) }
+        /// Sleeps (no CPU) until woken (a device event, new settings, stop) or the timeout.
+        func idle(_ seconds: Double) {
+            let deadline = monotonicSeconds() + seconds
+            let events = connection.deviceEvents
+            let generation = settingsGeneration.load(ordering: .acquiring)
+            while !cancelled() && monotonicSeconds() < deadline && connection.deviceEvents == events
+                    && settingsGeneration.load(ordering: .acquiring) == generation {
+                if connection.isConnected { connection.iterate(timeout: deadline - monotonicSeconds()) } else { usleep(20_000) }
+            }
+        }
+
+        while !cancelled() {
             let (settings, generation) = settingsBox.withLock { ($0.settings, $0.generation) }
-            if !server.connected.load(ordering: .acquiring) && !server.connect() {
+            if autoLatencyReset.exchange(false, ordering: .acquiring) || autoFor < 0 {
+                autoFor = generation
+                let requested = settings.latencyMs / 1000
+                autoLatency = AutoLatency(requested: requested, cap: settings.autoLatency ? settings.autoLatencyCapMs / 1000 : requested,
+                                          step: max(0.002, 0.5 * Double(settings.blockSize) / Double(settings.sampleRate)))
+                raisedTargetBits.store(Double.nan.bitPattern, ordering: .relaxed)
+            }
+            if !connection.isConnected && !connection.connect(name: "Stompbox", timeout: 2, cancelled: cancelled) {
                 deviceReappeared = true
                 publish(.noServer, "cannot reach \(LiveEngine.serverDescription); retrying twice a second")
-                waitForWake(LiveEngine.retryInterval)
+                idle(LiveEngine.retryInterval)
                 continue
             }
             var source: PulseDeviceInfo? = nil
             if settings.input != .demo {
                 let name = settings.input.sourceName ?? "@DEFAULT_SOURCE@"
-                guard let info = server.sourceInfo(name) else {
+                guard let info = connection.sourceInfo(name) else {
                     deviceReappeared = true
-                    if server.connected.load(ordering: .acquiring) {
+                    if connection.isConnected {
                         publish(.waitingForInput, "input \(settings.input.sourceName ?? "(default source)") is not there; waiting for it")
-                        waitForWake(LiveEngine.retryInterval)
+                        idle(LiveEngine.retryInterval)
                     }
                     continue
                 }
                 guard (1...info.channels).contains(settings.inputChannel) else {
                     publish(.waitingForInput, "input \(info.name) has \(info.channels) channel(s); channel \(settings.inputChannel) does not exist")
-                    waitForWake(LiveEngine.retryInterval)
+                    idle(LiveEngine.retryInterval)
                     continue
                 }
                 source = info
             }
-            guard let sink = server.sinkInfo(settings.output ?? "@DEFAULT_SINK@") else {
+            guard let sink = connection.sinkInfo(settings.output ?? "@DEFAULT_SINK@") else {
                 deviceReappeared = true
-                if server.connected.load(ordering: .acquiring) {
+                if connection.isConnected {
                     publish(.waitingForOutput, "output \(settings.output ?? "(default sink)") is not there; waiting for it")
-                    waitForWake(LiveEngine.retryInterval)
+                    idle(LiveEngine.retryInterval)
                 }
                 continue
             }
-            server.watch(source: source?.index, sink: sink.index)
-
-            if preparedFor == nil || preparedFor! != (settings.sampleRate, settings.blockSize) {
-                chain.prepare(sampleRate: Double(settings.sampleRate), maximumBlockSize: settings.blockSize)
-                preparedFor = (settings.sampleRate, settings.blockSize)
-                // Between sessions, not in the block loop: the only allocations this thread makes.
-                demo?.deallocate()
-                demo = DemoRiff.load(sampleRate: settings.sampleRate, file: settings.demoFile)
-            }
-            let session = LiveSession(engine: self, server: server, settings: settings, generation: generation,
-                                      source: source, sink: sink, restartTiming: deviceReappeared)
+            connection.watch(source: source?.index, sink: sink.index)
+            let session = LiveSession(engine: self, connection: connection, settings: settings, generation: generation,
+                                      source: source, sink: sink, restartTiming: deviceReappeared, buffers: buffers,
+                                      targetMs: 1000 * autoLatency.target)
             deviceReappeared = false
             switch session.play() {
             case .stopped, .settingsChanged:
@@ -326,287 +397,62 @@ public final class LiveEngine: @unchecked Sendable {
             case .deviceGone:
                 deviceReappeared = true
             case .failed(let state, let message):
-                if server.connected.load(ordering: .acquiring) {
+                deviceReappeared = true
+                if connection.isConnected {
                     publish(state, message)
-                    waitForWake(LiveEngine.retryInterval)
+                    idle(LiveEngine.retryInterval)
                 }
             }
         }
-        server.disconnect()
+        connection.disconnect()
         publish(.stopped, nil)
     }
 
-    // MARK: Used by LiveSession (audio thread)
+    // MARK: Used by LiveSession (audio thread: atomics only)
 
-    fileprivate var isStopRequested: Bool { stopRequested.load(ordering: .relaxed) }
-    fileprivate var currentGeneration: Int { settingsGeneration.load(ordering: .relaxed) }
-    fileprivate func noteUnderrun() { underrunCount.add(1, ordering: .relaxed) }
-    fileprivate func noteOverrun() { overrunCount.add(1, ordering: .relaxed) }
-    fileprivate func noteLatency(_ ms: Double, record: Double, playback: Double) {
-        recordLatencyBits.store(record.bitPattern, ordering: .relaxed)
-        playbackLatencyBits.store(playback.bitPattern, ordering: .relaxed)
+    var isStopRequested: Bool { stopRequested.load(ordering: .relaxed) }
+    var currentGeneration: Int { settingsGeneration.load(ordering: .relaxed) }
+    func noteUnderrun() { underrunCount.add(1, ordering: .relaxed) }
+    func noteOverrun() { overrunCount.add(1, ordering: .relaxed) }
+    func noteLatency(_ ms: Double, targetMs: Double, ratio: Double, following: Bool) {
         latencyBits.store(ms.bitPattern, ordering: .relaxed)
+        targetBits.store(targetMs.bitPattern, ordering: .relaxed)
+        ratioBits.store(ratio.bitPattern, ordering: .relaxed)
+        followingDrift.store(following, ordering: .relaxed)
     }
-    fileprivate func publishRunning() { publish(.running, nil) }
-    fileprivate var demoRiff: UnsafeMutableBufferPointer<Float>? { demo }
+    func noteStalledInput(_ name: String?) { inputStalled.store(name != nil, ordering: .relaxed) }
+    func publishRunning() {
+        // The latency figure comes back once the new streams have settled.
+        latencyBits.store(Double.nan.bitPattern, ordering: .relaxed)
+        publish(.running, nil)
+    }
+    var demoRiff: UnsafeMutableBufferPointer<Float>? { demo }
+
+    /// A dropout while playing: returns the new target (ms) if automatic latency raised it.
+    func autoLatencyDropout(at now: Double) -> Double? {
+        guard let raised = autoLatency.noteDropout(at: now) else { return nil }
+        raisedAfterDropouts.store(autoLatency.totalDropouts, ordering: .relaxed)
+        raisedTargetBits.store((1000 * raised).bitPattern, ordering: .relaxed)
+        return 1000 * raised
+    }
 }
 
 public enum LiveEngineError: Error, CustomStringConvertible {
     case noServer(String)
+    case noAnswer(String)
 
     public var description: String {
         switch self {
         case .noServer(let server): "cannot reach \(server): is PulseAudio (or PipeWire's pulse server) running?"
+        case .noAnswer(let server): "\(server) did not answer within \(Int(PulseConnection.queryTimeout)) s"
         }
     }
 }
 
 extension LiveInput {
-    /// The source name for the simple API; nil for the default source or the demo.
+    /// The source name; nil for the default source or the demo.
     var sourceName: String? {
         if case .source(let name) = self { return name }
         return nil
-    }
-}
-
-/// One opening of the streams: warm-up, then the block loop until something changes.
-private final class LiveSession {
-    enum Outcome {
-        case stopped, settingsChanged, deviceGone
-        case failed(LiveState, String)
-    }
-
-    let engine: LiveEngine
-    let server: PulseServer
-    let settings: LiveSettings
-    let generation: Int
-    let source: PulseDeviceInfo?
-    let sink: PulseDeviceInfo
-    let block: Int
-    let period: Double
-    let restartTiming: Bool
-
-    init(engine: LiveEngine, server: PulseServer, settings: LiveSettings, generation: Int,
-         source: PulseDeviceInfo?, sink: PulseDeviceInfo, restartTiming: Bool) {
-        self.restartTiming = restartTiming
-        self.engine = engine
-        self.server = server
-        self.settings = settings
-        self.generation = generation
-        self.source = source
-        self.sink = sink
-        block = settings.blockSize
-        period = Double(settings.blockSize) / Double(settings.sampleRate)
-    }
-
-    private func open(_ direction: pa_stream_direction_t, _ device: PulseDeviceInfo, _ attr: pa_buffer_attr,
-                      _ streamName: String) -> (OpaquePointer?, Int32) {
-        var spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: UInt32(settings.sampleRate), channels: UInt8(device.channels))
-        var map = device.channelMap
-        var attr = attr
-        var error: Int32 = 0
-        let s = pa_simple_new(nil, "Stompbox", direction, device.name, streamName, &spec, &map, &attr, &error)
-        return (s, error)
-    }
-
-    private func errorText(_ code: Int32) -> String { String(cString: pa_strerror(code)) }
-
-    func play() -> Outcome {
-        let rate = settings.sampleRate
-        let outChannels = sink.channels
-        let inChannels = source?.channels ?? 1
-        let frameOut = UInt32(4 * outChannels)
-        let targetFrames = max(2 * block, Int((settings.latencyMs / 1000 * Double(rate)).rounded()))
-        let none = UInt32.max
-
-        // Playback: the loop keeps `targetFrames` queued (silence put in front, then one block
-        // per block read); tlength leaves two blocks of room above that so a write never waits
-        // (a waiting write would make captured data queue up instead); prebuf starts it as soon as
-        // the silence is in; minreq one block.
-        let playAttr = pa_buffer_attr(maxlength: none, tlength: UInt32(targetFrames + 2 * block) * frameOut,
-                                      prebuf: UInt32(max(block, targetFrames - block)) * frameOut,
-                                      minreq: UInt32(block) * frameOut, fragsize: none)
-        var record: OpaquePointer? = nil
-        if let source {
-            let recordAttr = pa_buffer_attr(maxlength: none, tlength: none, prebuf: none, minreq: none,
-                                            fragsize: UInt32(block * 4 * inChannels))
-            let (s, error) = open(PA_STREAM_RECORD, source, recordAttr, "guitar in")
-            guard let s else { return .failed(.waitingForInput, "cannot record from \(source.name): \(errorText(error))") }
-            record = s
-        }
-        defer { if let record { pa_simple_free(record) } }
-        let (playbackStream, playError) = open(PA_STREAM_PLAYBACK, sink, playAttr, "amp out")
-        guard let playback = playbackStream else { return .failed(.waitingForOutput, "cannot play to \(sink.name): \(errorText(playError))") }
-        defer { pa_simple_free(playback) }
-        if restartTiming {
-            // A device that has just come (back) may be an idle sink that rendered far ahead at
-            // its largest latency and sleeps until that is used up (2 s for a null sink): no
-            // sound for that long. Now that our streams have lowered its latency, restart its
-            // clock (and that of a filter sink's master) so it runs at that latency from now.
-            // Only here, on a device that has just appeared: other streams on it may hear a tick.
-            var sinks = server.sinkChain(sink.name)
-            if let monitored = source?.monitorOfSink {
-                for name in server.sinkChain(monitored) where !sinks.contains(name) { sinks.append(name) }
-            }
-            server.restartTiming(sinks: sinks)
-        }
-        // The streams are open: the loop plays (the server may still hold the first block back).
-        engine.publishRunning()
-
-        // Every buffer the loop touches, allocated before it starts.
-        let input = UnsafeMutableBufferPointer<Float>.allocate(capacity: block * inChannels)
-        let mono = UnsafeMutableBufferPointer<Float>.allocate(capacity: block)
-        let output = UnsafeMutableBufferPointer<Float>.allocate(capacity: block * outChannels)
-        let silence = UnsafeMutableBufferPointer<Float>.allocate(capacity: targetFrames * outChannels)
-        input.initialize(repeating: 0); mono.initialize(repeating: 0)
-        output.initialize(repeating: 0); silence.initialize(repeating: 0)
-        defer { input.deallocate(); mono.deallocate(); output.deallocate(); silence.deallocate() }
-
-        let channel = settings.inputChannel - 1
-        let inBytes = block * inChannels * 4
-        let outBytes = block * outChannels * 4
-        var error: Int32 = 0
-
-        // Warm-up. An idle server renders ahead: the first read can block 1–2 s and then deliver
-        // a backlog. `resynchronise` empties the capture queue, throws away whatever the playback
-        // stream holds and puts exactly the target in front; an xrun later does the same, so a
-        // dropout costs one short gap and never leaves the latency higher than it was.
-        let prefillBytes = max(0, targetFrames - block) * outChannels * 4
-        if let code = resynchronise(record, playback, input, inBytes, silence, prefillBytes, limit: 4) {
-            return failure(code)
-        }
-        if let stop = interruption() { return stop }
-
-        var riffPosition = 0
-        var fastReads = 0
-        let backlogBlocks = max(8, Int((0.04 / period).rounded(.up)) + targetFrames / block)
-        var latencySum = 0.0
-        var recordSum = 0.0
-        var playSum = 0.0
-        var latencyCount = 0
-        var lastPublish = now()
-        // The first second after the warm-up still carries the server's start-up backlog; the
-        // latency control acts on it but does not count it as dropouts.
-        let settledAt = now() + 1
-        while true {
-            if let stop = interruption() { return stop }
-
-            // 1. Input.
-            if let record {
-                let t0 = now()
-                if pa_simple_read(record, input.baseAddress, inBytes, &error) < 0 { return failure(error) }
-                // Reads that never wait mean captured data is queueing up behind us. The server
-                // delivers in bursts of its own period, so only a queue far beyond that (a stall
-                // of the loop) counts: one block is dropped to bring the latency back.
-                if now() - t0 < 0.1 * period { fastReads += 1 } else { fastReads = 0 }
-                if fastReads >= backlogBlocks {
-                    fastReads = 0
-                    if now() > settledAt { engine.noteOverrun() }
-                    if let code = resynchronise(record, playback, input, inBytes, silence, prefillBytes, limit: 0.5) {
-                        return failure(code)
-                    }
-                    continue
-                }
-                for i in 0..<block { mono[i] = input[i * inChannels + channel] }
-            } else if let riff = engine.demoRiff, riff.count > 0 {
-                for i in 0..<block {
-                    mono[i] = riff[riffPosition]
-                    riffPosition += 1
-                    if riffPosition == riff.count { riffPosition = 0 }
-                }
-            } else {
-                for i in 0..<block { mono[i] = 0 }
-            }
-
-            // 2. The chain (which meters its input and output).
-            engine.chain.process(mono)
-            for i in 0..<block {
-                let y = mono[i]
-                for c in 0..<outChannels { output[i * outChannels + c] = y }
-            }
-
-            // 3. Output. The playback latency just before the write is what is left in the
-            // buffer (plus the sink's own): at or near zero the sink has run dry.
-            let playLatency = Double(pa_simple_get_latency(playback, &error)) / 1e6
-            if playLatency < 0.25 * period {
-                // The sink ran dry: the gap is already heard. Start again from the target
-                // latency instead of keeping the extra delay the late data would carry.
-                if now() > settledAt { engine.noteUnderrun() }
-                fastReads = 0
-                if let code = resynchronise(record, playback, input, inBytes, silence, prefillBytes, limit: 0.5) {
-                    return failure(code)
-                }
-                continue
-            }
-            if pa_simple_write(playback, output.baseAddress, outBytes, &error) < 0 { return failure(error) }
-
-            // 4. Measured latency: capture + playback + the block, averaged over ~0.5 s.
-            let recordLatency = record.map { Double(pa_simple_get_latency($0, &error)) / 1e6 } ?? 0
-            latencySum += recordLatency + playLatency + period
-            recordSum += recordLatency
-            playSum += playLatency
-            latencyCount += 1
-            let t = now()
-            if t <= settledAt {
-                latencySum = 0; recordSum = 0; playSum = 0
-                latencyCount = 0
-                lastPublish = t
-            } else if t - lastPublish >= 0.5 {
-                let n = Double(latencyCount)
-                engine.noteLatency(1000 * latencySum / n, record: 1000 * recordSum / n, playback: 1000 * playSum / n)
-                latencySum = 0; recordSum = 0; playSum = 0
-                latencyCount = 0
-                lastPublish = t
-            }
-        }
-    }
-
-    /// Empties the capture queue (reads until one has to wait for fresh data, at most `limit`
-    /// seconds), flushes the playback stream and writes `prefillBytes` of silence in front.
-    /// Returns the PulseAudio error code on failure. No allocation.
-    private func resynchronise(_ record: OpaquePointer?, _ playback: OpaquePointer,
-                               _ input: UnsafeMutableBufferPointer<Float>, _ inBytes: Int,
-                               _ silence: UnsafeMutableBufferPointer<Float>, _ prefillBytes: Int,
-                               limit: Double) -> Int32? {
-        var error: Int32 = 0
-        if let record {
-            let deadline = now() + limit
-            var reads = 0
-            while now() < deadline {
-                let t0 = now()
-                if pa_simple_read(record, input.baseAddress, inBytes, &error) < 0 { return error }
-                reads += 1
-                if reads >= 2 && now() - t0 > 0.4 * period { break }
-                if interruption() != nil { return nil }
-            }
-        }
-        if pa_simple_flush(playback, &error) < 0 { return error }
-        if prefillBytes > 0 && pa_simple_write(playback, silence.baseAddress, prefillBytes, &error) < 0 { return error }
-        return nil
-    }
-
-    /// Why the loop must end now, if it must: checked once per block, atomics only.
-    @inline(__always)
-    private func interruption() -> Outcome? {
-        if engine.isStopRequested { return .stopped }
-        if engine.currentGeneration != generation { return .settingsChanged }
-        if !server.connected.load(ordering: .acquiring) { return .deviceGone }
-        if !server.inputPresent.load(ordering: .acquiring) || !server.outputPresent.load(ordering: .acquiring) {
-            return .deviceGone
-        }
-        return nil
-    }
-
-    private func failure(_ error: Int32) -> Outcome {
-        // A stream fails when the server goes away; the watcher notices that too.
-        if let stop = interruption() { return stop }
-        return .failed(.waitingForInput, "stream error: \(errorText(error))")
-    }
-
-    @inline(__always)
-    private func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
     }
 }

@@ -63,10 +63,6 @@ enum LatencyBench {
             Thread.sleep(forTimeInterval: 1)
             if let l = engine.status().latencyMs {
                 reported.append(l)
-                if ProcessInfo.processInfo.environment["STOMPBOX_LATENCY_PARTS"] != nil {
-                    let p = engine.latencyParts
-                    print(String(format: "  reported %.2f ms = record %.2f + playback %.2f + block", l, p.record, p.playback))
-                }
             }
         }
         Thread.sleep(forTimeInterval: 0.3)

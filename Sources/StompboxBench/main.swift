@@ -25,6 +25,7 @@ struct Options {
     var latency = true
     var latencySeconds = 30.0
     var latencySettings: [LatencyBench.Setting] = []
+    var latencyOnly = false
 
     init(_ arguments: [String]) {
         var i = 1
@@ -39,6 +40,7 @@ struct Options {
             case "--runs": runs = max(1, Int(value()) ?? { fatal("--runs takes a whole number") }())
             case "--no-sox": sox = false
             case "--no-latency": latency = false
+            case "--latency-only": latencyOnly = true
             case "--allocations-only": allocationsOnly = true; sox = false; latency = false
             case "--latency-seconds": latencySeconds = Double(value()) ?? { fatal("--latency-seconds takes a number") }()
             case "--latency-setting":
@@ -205,6 +207,15 @@ func format(_ value: Double, _ places: Int = 1) -> String { String(format: "%.\(
 // MARK: Main
 
 let options = Options(CommandLine.arguments)
+if options.latencyOnly {
+    do {
+        try LatencyBench.run(options.latencySettings.isEmpty ? LatencyBench.settings : options.latencySettings,
+                             seconds: options.latencySeconds)
+    } catch {
+        fatal("latency bench: \(error)")
+    }
+    exit(0)
+}
 ensureInterposerIsLoaded()
 // As the live audio thread does: denormals flushed to zero.
 stompbox_enable_flush_to_zero()

@@ -1,10 +1,13 @@
 import CGtk
 import Foundation
 import StompboxAudio
+import Synchronization
 
 /// The "Audio…" button in the status bar and its popover: input (a PulseAudio source, the
 /// default one or the demo riff), the input channel carrying the guitar, the output sink, the
-/// block size and the playback latency. Apply hands the settings to `LiveEngine.apply`.
+/// block size, the playback margin and automatic latency. Apply hands the settings to
+/// `LiveEngine.apply`. The device list is fetched on a thread of its own (a server that does
+/// not answer must not freeze the window) and shown when it arrives.
 final class DevicePicker {
     let engine: LiveEngine
     let button: UnsafeMutablePointer<GtkWidget>
@@ -14,7 +17,14 @@ final class DevicePicker {
     private let output: UnsafeMutablePointer<GtkWidget>
     private let blockSize: UnsafeMutablePointer<GtkWidget>
     private let latency: UnsafeMutablePointer<GtkWidget>
+    private let autoLatency: UnsafeMutablePointer<GtkWidget>
     private let note: UnsafeMutablePointer<GtkWidget>
+    /// A device list fetched off the GUI thread, waiting to be shown.
+    private final class Fetched: @unchecked Sendable {
+        let result = Mutex<Result<(sources: [AudioDevice], sinks: [AudioDevice]), Error>?>(nil)
+    }
+    private let fetched = Fetched()
+    private var fetching = false
     static let blockSizes = [64, 128, 256, 512, 1024]
 
     init(engine: LiveEngine) {
@@ -34,14 +44,15 @@ final class DevicePicker {
         channel = gtk_spin_button_new_with_range(1, 32, 1)
         output = gtk_combo_box_text_new()
         blockSize = gtk_combo_box_text_new()
-        latency = gtk_spin_button_new_with_range(2, 200, 1)
+        latency = gtk_spin_button_new_with_range(1, 200, 1)
+        autoLatency = gtk_check_button_new_with_label("Raise the latency when dropouts keep happening (up to 40 ms)")
         note = gtk_label_new("")
         for size in DevicePicker.blockSizes {
             gtk_combo_box_text_append(cast(raw(blockSize)), String(size), "\(size) frames")
         }
         let rows: [(String, UnsafeMutablePointer<GtkWidget>)] = [
             ("Input", input), ("Input channel", channel), ("Output", output),
-            ("Block size", blockSize), ("Latency (ms)", latency),
+            ("Block size", blockSize), ("Latency (ms)", latency), ("Automatic latency", autoLatency),
         ]
         for (i, (title, widget)) in rows.enumerated() {
             let label = gtk_label_new(title)!
@@ -55,6 +66,9 @@ final class DevicePicker {
         gtk_label_set_line_wrap(cast(raw(note)), 1)
         gtk_label_set_max_width_chars(cast(raw(note)), 40)
         gtk_grid_attach(cast(raw(grid)), note, 0, Int32(rows.count), 2, 1)
+        let reset = gtk_button_new_with_label("Reset latency")!
+        setAccessible(reset, name: "Reset latency", description: "Back to the latency set here, forgetting what automatic latency raised it to")
+        gtk_grid_attach(cast(raw(grid)), reset, 0, Int32(rows.count + 1), 1, 1)
         let apply = gtk_button_new_with_label("Apply")!
         addClass(apply, "suggested-action")
         gtk_grid_attach(cast(raw(grid)), apply, 1, Int32(rows.count + 1), 1, 1)
@@ -65,10 +79,42 @@ final class DevicePicker {
             engine.apply(chosenSettings())
             gtk_popover_popdown(cast(raw(popover)))
         }
-        onSignal(raw(button), "toggled") { [unowned self] in
-            if gtk_toggle_button_get_active(cast(raw(button))) != 0 { refresh() }
+        onSignal(raw(reset), "clicked") { [unowned self] in
+            engine.resetAutoLatency()
         }
-        refresh(listDevices: false)
+        onSignal(raw(button), "toggled") { [unowned self] in
+            if gtk_toggle_button_get_active(cast(raw(button))) != 0 { fetchDevices() }
+        }
+        refresh(sources: [], sinks: [])
+    }
+
+    /// Lists the devices on a thread of its own; the list is shown when it arrives.
+    private func fetchDevices() {
+        guard !fetching else { return }
+        fetching = true
+        gtk_label_set_text(cast(raw(note)), "Looking for devices…")
+        let box = fetched
+        Thread.detachNewThread {
+            let result = Result { try LiveEngine.devices() }
+            box.result.withLock { $0 = result }
+        }
+        addTimeout(milliseconds: 50) { [weak self] in
+            guard let self else { return false }
+            guard let result = fetched.result.withLock({ r -> Result<(sources: [AudioDevice], sinks: [AudioDevice]), Error>? in
+                defer { r = nil }
+                return r
+            }) else { return true }
+            fetching = false
+            switch result {
+            case .success(let (sources, sinks)):
+                gtk_label_set_text(cast(raw(note)), sources.isEmpty && sinks.isEmpty ? "No devices listed (is PulseAudio running?)" : "")
+                refresh(sources: sources, sinks: sinks)
+            case .failure(let error):
+                gtk_label_set_text(cast(raw(note)), "Cannot list devices: \(error)")
+                refresh(sources: [], sinks: [])
+            }
+            return false
+        }
     }
 
     /// One line for the status bar: what is playing into what.
@@ -83,18 +129,9 @@ final class DevicePicker {
         return "\(source) → \(s.output ?? "default output") · \(s.blockSize) frames"
     }
 
-    /// Fills the popover from the current settings and (when opened) the server's device list.
-    private func refresh(listDevices: Bool = true) {
+    /// Fills the popover from the current settings and the server's device list.
+    private func refresh(sources: [AudioDevice], sinks: [AudioDevice]) {
         let s = engine.settings
-        var sources: [AudioDevice] = [], sinks: [AudioDevice] = []
-        if listDevices {
-            do {
-                (sources, sinks) = try LiveEngine.devices()
-                gtk_label_set_text(cast(raw(note)), sources.isEmpty && sinks.isEmpty ? "No devices listed (is PulseAudio running?)" : "")
-            } catch {
-                gtk_label_set_text(cast(raw(note)), "Cannot list devices: \(error)")
-            }
-        }
         let inputCombo: UnsafeMutablePointer<GtkComboBoxText> = cast(raw(input))
         gtk_combo_box_text_remove_all(inputCombo)
         gtk_combo_box_text_append(inputCombo, "demo", "Demo riff (no guitar needed)")
@@ -122,6 +159,7 @@ final class DevicePicker {
         gtk_spin_button_set_value(cast(raw(channel)), Double(s.inputChannel))
         gtk_combo_box_set_active_id(cast(raw(blockSize)), String(s.blockSize))
         gtk_spin_button_set_value(cast(raw(latency)), s.latencyMs)
+        gtk_toggle_button_set_active(cast(raw(autoLatency)), s.autoLatency ? 1 : 0)
     }
 
     private func chosenSettings() -> LiveSettings {
@@ -135,6 +173,7 @@ final class DevicePicker {
         s.inputChannel = Int(gtk_spin_button_get_value_as_int(cast(raw(channel))))
         s.blockSize = Int(activeID(blockSize) ?? "") ?? s.blockSize
         s.latencyMs = gtk_spin_button_get_value(cast(raw(latency)))
+        s.autoLatency = gtk_toggle_button_get_active(cast(raw(autoLatency))) != 0
         return s
     }
 

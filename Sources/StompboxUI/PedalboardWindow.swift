@@ -225,6 +225,7 @@ public final class PedalboardWindow {
         case .waitingForOutput: parts = ["Waiting for the output device"]; light = "status-bad"
         }
         if let l = status.latencyMs { parts.append(String(format: "latency %.1f ms", l)) }
+        if let d = status.driftPPM { parts.append(String(format: "following the input's clock (%+.0f ppm)", d)) }
         parts.append("\(status.underruns) underrun\(status.underruns == 1 ? "" : "s")")
         if status.overruns > 0 { parts.append("\(status.overruns) overrun\(status.overruns == 1 ? "" : "s")") }
         parts.append(devicePicker.summary)

@@ -10,8 +10,10 @@ struct RunCommand: ParsableCommand {
         commandName: "run", abstract: "Plays live through PulseAudio.",
         discussion: """
         Prints one status line a second, e.g.
-          state=running latency_ms=8.1 underruns=0 overruns=0 in_peak_db=-12.3 out_peak_db=-9.8
-        state is running, waiting-for-input, waiting-for-output or no-server. Stops on SIGINT/SIGTERM
+          state=running latency_ms=10.9 underruns=0 overruns=0 in_peak_db=-12.3 out_peak_db=-9.8 target_ms=8 drift_ppm=0.0
+        state is running, waiting-for-input, waiting-for-output or no-server; target_ms is the margin
+        in force (raised by automatic latency), drift_ppm how fast the input's clock runs against
+        the output's (0 while they share one). Stops on SIGINT/SIGTERM
         or after --seconds. The window is 'stompbox' with no arguments; 'run' is always headless.
         """)
 
@@ -30,8 +32,15 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Frames per block, 64…1024.")
     var block = LiveSettings().blockSize
 
-    @Option(name: .customLong("latency-ms"), help: "Playback buffer target in milliseconds.")
+    @Option(name: .customLong("latency-ms"),
+            help: "Playback margin in milliseconds, 2…200: the output kept queued when a block is written (end to end: about this plus one block).")
     var latencyMs = LiveSettings().latencyMs
+
+    @Flag(name: .customLong("no-auto-latency"), help: "Keep --latency-ms even when dropouts keep happening (by default it is raised step by step, up to --max-latency-ms).")
+    var noAutoLatency = false
+
+    @Option(name: .customLong("max-latency-ms"), help: "How far automatic latency may raise the margin, in milliseconds.")
+    var maxLatencyMs = LiveSettings().autoLatencyCapMs
 
     @Option(help: "Sample rate in Hz.")
     var rate = LiveSettings().sampleRate
@@ -55,7 +64,8 @@ struct RunCommand: ParsableCommand {
 
     func validate() throws {
         guard (64...1024).contains(block) else { throw ValidationError("--block must be 64…1024 frames") }
-        guard latencyMs > 0, latencyMs <= 500 else { throw ValidationError("--latency-ms must be above 0 and at most 500") }
+        guard (2...200).contains(latencyMs) else { throw ValidationError("--latency-ms must be 2…200") }
+        guard (2...200).contains(maxLatencyMs) else { throw ValidationError("--max-latency-ms must be 2…200") }
         guard inputChannel >= 1 else { throw ValidationError("--input-channel counts from 1") }
         guard (8_000...192_000).contains(rate) else { throw ValidationError("--rate must be 8000…192000 Hz") }
         if let seconds, !(seconds > 0) { throw ValidationError("--seconds must be positive") }
@@ -101,6 +111,8 @@ struct RunCommand: ParsableCommand {
         settings.output = output
         settings.blockSize = block
         settings.latencyMs = latencyMs
+        settings.autoLatency = !noAutoLatency
+        settings.autoLatencyCapMs = maxLatencyMs
         settings.sampleRate = rate
         settings.demoFile = try? DataFiles.locate().data(DemoRiffFile.fileName).path
 

@@ -1,0 +1,257 @@
+import Foundation
+
+/// Keeps the live loop's playback margin at its target while the input and the output run on
+/// two clocks, the way PulseAudio's module-loopback and zita-ajbridge do: a control loop reads
+/// the measured margin after every block written and steers a variable-ratio resampler.
+///
+/// The margin is how much output is still queued in front of a block at the moment it is
+/// written (what protects against a late wake-up), plus whatever captured input is still
+/// waiting: `playbackLatency − block + waitingInput`. It is the same for every block of a burst
+/// of input, and the end-to-end latency is margin + one block + the capture side.
+///
+/// Phases:
+/// - **Warm-up** (`warmUp` seconds after the first block): the first reading sets the margin to
+///   the target in one step (silence put in or input dropped); at the end of warm-up the
+///   averaged margin sets it once more. Nothing is playing yet that a jump could spoil.
+/// - **Bit-exact**: while the margin stays within `deadBand` of where it settled, the ratio
+///   is exactly 1 and the resampler is bypassed: one clock for in and out (the same interface,
+///   or two sinks on one server clock) never drifts, so the chain's output reaches the output
+///   bit for bit.
+/// - **Following**: once the margin leaves the dead band, the input is on another clock. The
+///   resampler is engaged for the rest of the session, its ratio starting from the drift rate
+///   measured so far (the margin's slope), then steered by a PI loop (critically damped,
+///   time constant `timeConstant`, limited to ±`maximumCorrection`) that holds the level where
+///   it was. A quick move of the level (another client joined the device) is a step, not
+///   drift: the band is centred again where it settles.
+/// - **Dropout**: a margin far outside the target (the output ran dry, or the loop fell behind
+///   and input piled up) is corrected at once, and reported so automatic latency can react.
+///
+/// Pure arithmetic on numbers the session measures: no allocation, safe on the audio thread.
+public struct LatencyControl: Sendable {
+    /// What the session has to do after an observation.
+    public enum Action: Equatable, Sendable {
+        case none
+        /// Put this many frames of silence in front of the next block (margin too small).
+        case insertSilence(Int)
+        /// Drop this many frames of waiting input (margin too large).
+        case dropInput(Int)
+    }
+
+    public let sampleRate: Double
+    /// The margin wanted, in seconds.
+    public private(set) var target: Double
+    public var warmUp = 0.5
+    public var deadBand = 0.0006
+    public var timeConstant = 1.5
+    public var maximumCorrection = 0.002
+    /// A margin this far off (seconds) is a dropout: corrected at once rather than steered.
+    public var dropoutError: Double
+
+    /// Output frames per input frame; exactly 1 until the input is found to drift.
+    public private(set) var ratio = 1.0
+    /// True once the resampler is in the path.
+    public private(set) var following = false
+    /// The margin, low-pass filtered (seconds); nil before the first observation.
+    public private(set) var filteredMargin: Double?
+
+    private var start: Double?
+    private var lastTime = 0.0
+    private var warmedUp = false
+    private var correctNext = false
+    /// Where the margin settled (the dead band's centre, and the level held once following).
+    private var reference = 0.0
+    private var referenceLatched = false
+    public var stepThreshold = 0.0004
+    private var integral = 0.0
+    /// The filtered margin every 0.1 s over the last 3 s, for the slope (drift) estimate.
+    private var history = InlineArray<30, Double>(repeating: 0)
+    private var historyCount = 0
+    private var lastHistoryTime = 0.0
+    private static let historyLength = 30
+    private static let historyInterval = 0.1
+
+    /// `blockSeconds` sets how far off a margin must be to count as a dropout: more than a block
+    /// and at least 4 ms, so the jitter of a server's own period never does.
+    public init(sampleRate: Double, target: Double, blockSeconds: Double) {
+        self.sampleRate = sampleRate
+        self.target = target
+        dropoutError = max(0.004, 1.5 * blockSeconds)
+    }
+
+    /// Moves the target (automatic latency); the step is taken at once.
+    public mutating func retarget(_ seconds: Double) -> Action {
+        let step = seconds - target
+        target = seconds
+        reference += step
+        guard let m = filteredMargin else { return .none }
+        filteredMargin = m + step
+        return step > 0 ? .insertSilence(frames(step)) : step < 0 ? .dropInput(frames(-step)) : .none
+    }
+
+    /// Margin corrections made because the margin was far off (dropouts this object found;
+    /// the output running dry is reported by the server and counted by the session).
+    public private(set) var dropouts = 0
+
+    /// Feeds the margin measured when a block was written (seconds) at time `now` (seconds,
+    /// monotonic). Returns what to do about it.
+    public mutating func observe(margin: Double, at now: Double) -> Action {
+        guard margin.isFinite else { return .none }
+        guard let t0 = start, let previous = filteredMargin else {
+            // The first reading: set the margin at once, then refine it at the end of warm-up.
+            start = now
+            lastTime = now
+            return correct(to: target, from: margin)
+        }
+        let dt = max(0, min(0.5, now - lastTime))
+        lastTime = now
+        if correctNext {
+            // The output ran dry (the server said so): back to the target from what is there now.
+            correctNext = false
+            clearHistory(now)
+            return correct(to: target, from: margin)
+        }
+        if !warmedUp {
+            // Quick filter while nothing is steered yet.
+            let m = previous + (1 - exp(-dt / 0.1)) * (margin - previous)
+            filteredMargin = m
+            guard now - t0 >= warmUp else { return .none }
+            warmedUp = true
+            lastHistoryTime = now
+            return correct(to: target, from: m)
+        }
+        let m = previous + (1 - exp(-dt / 0.3)) * (margin - previous)
+        filteredMargin = m
+
+        if abs(m - target) > dropoutError && abs(margin - target) > dropoutError {
+            // Far off: input piled up behind a late loop, or the output is about to run dry.
+            dropouts += 1
+            clearHistory(now)
+            return correct(to: target, from: margin)
+        }
+
+        if !following {
+            remember(m, at: now)
+            // A quick move of the level (another stream joined the device, the server changed its
+            // own buffering) is a step, not drift: clocks drift by at most a few hundred ppm, so
+            // the margin cannot move 0.4 ms in half a second on its own. After a step the level
+            // is watched afresh from where it settled.
+            if historyCount >= 6 && abs(m - history[historyCount - 6]) > stepThreshold {
+                clearHistory(now)
+                referenceLatched = false
+                return .none
+            }
+            if !referenceLatched {
+                guard historyCount >= 10 else { return .none }
+                var sum = 0.0
+                for i in (historyCount - 10)..<historyCount { sum += history[i] }
+                reference = sum / 10
+                referenceLatched = true
+            }
+            // Drift: the level leaves the band around where it settled, slowly, after a steady
+            // second, and is not a jump (the raw margin far off: a dropout on its way).
+            guard abs(m - reference) > deadBand, abs(margin - target) < dropoutError else { return .none }
+            following = true
+            integral = slope() / ki
+        }
+        // Hold the level where it was: no pitch bend to pull it back to the nominal target.
+        let error = m - reference
+        let limit = maximumCorrection
+        let u = kp * error + ki * integral
+        if abs(u) < limit || (u > 0) != (error > 0) {
+            integral += error * dt     // no wind-up while saturated
+        }
+        ratio = 1 - min(max(kp * error + ki * integral, -limit), limit)
+        return .none
+    }
+
+    /// The server reported that the output ran dry: the next observation sets the margin back
+    /// to the target in one step (the gap is already heard).
+    public mutating func outputRanDry() {
+        correctNext = warmedUp
+    }
+
+    // MARK: Helpers
+
+    private var kp: Double { 2 / timeConstant }
+    private var ki: Double { 1 / (timeConstant * timeConstant) }
+
+    private func frames(_ seconds: Double) -> Int { Int((seconds * sampleRate).rounded()) }
+
+    private mutating func correct(to wanted: Double, from m: Double) -> Action {
+        reference = wanted
+        referenceLatched = following
+        let n = frames(wanted - m)
+        filteredMargin = m + Double(n) / sampleRate
+        if n > 0 { return .insertSilence(n) }
+        if n < 0 { return .dropInput(-n) }
+        return .none
+    }
+
+    private mutating func clearHistory(_ now: Double) {
+        historyCount = 0
+        if !following { referenceLatched = false }
+        lastHistoryTime = now
+    }
+
+    private mutating func remember(_ m: Double, at now: Double) {
+        guard now - lastHistoryTime >= Self.historyInterval else { return }
+        lastHistoryTime = now
+        if historyCount == Self.historyLength {
+            for i in 1..<Self.historyLength { history[i - 1] = history[i] }
+            historyCount -= 1
+        }
+        history[historyCount] = m
+        historyCount += 1
+    }
+
+    /// Least-squares slope of the remembered margins (seconds per second): the drift.
+    private func slope() -> Double {
+        guard historyCount >= 5 else { return 0 }
+        let n = Double(historyCount)
+        var sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0
+        for i in 0..<historyCount {
+            let x = Double(i) * Self.historyInterval
+            sx += x; sy += history[i]; sxx += x * x; sxy += x * history[i]
+        }
+        let d = n * sxx - sx * sx
+        return d > 0 ? (n * sxy - sx * sy) / d : 0
+    }
+}
+
+/// Automatic latency: when dropouts keep happening at the chosen target, raise it step by step
+/// (up to a cap) until they stop. A single dropout (a one-off hiccup) does not raise it; two
+/// within `window` seconds do. The raised target is kept until the user changes the settings or
+/// resets it.
+public struct AutoLatency: Sendable {
+    public let requested: Double
+    public let cap: Double
+    public let step: Double
+    public var window = 30.0
+    public private(set) var target: Double
+    /// Dropouts counted since the target was last raised (or set).
+    public private(set) var dropouts = 0
+    /// Every dropout since the target was set by the user.
+    public private(set) var totalDropouts = 0
+    private var recent = (-Double.infinity, -Double.infinity)
+
+    /// Targets in seconds; `step` is how much each raise adds.
+    public init(requested: Double, cap: Double, step: Double) {
+        self.requested = requested
+        self.cap = max(cap, requested)
+        self.step = step
+        target = requested
+    }
+
+    /// Notes a dropout at `now`; returns the new target if it was raised.
+    public mutating func noteDropout(at now: Double) -> Double? {
+        dropouts += 1
+        totalDropouts += 1
+        recent = (recent.1, now)
+        guard now - recent.0 <= window, target < cap else { return nil }
+        target = min(cap, target + step)
+        recent = (-Double.infinity, -Double.infinity)
+        return target
+    }
+
+    public var isRaised: Bool { target > requested + 1e-9 }
+}

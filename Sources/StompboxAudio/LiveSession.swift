@@ -1,0 +1,566 @@
+import CPulse
+import CSamplerate
+import Foundation
+import StompboxDSP
+
+/// Buffers the live loop touches, allocated once by the engine (off the audio thread) for the
+/// largest block and kept across sessions and block-size changes.
+final class LiveBuffers {
+    static let maximumBlock = 1024
+    static let maximumChannels = 32
+    /// Captured guitar samples not yet processed: a linear FIFO, compacted as it is read.
+    let fifo: UnsafeMutableBufferPointer<Float>
+    /// The block being assembled and processed.
+    let mono: UnsafeMutableBufferPointer<Float>
+    /// Interleaved output when the server cannot lend us its own buffer.
+    let output: UnsafeMutableBufferPointer<Float>
+    /// The resampler's output before it is copied into `mono`.
+    let resampled: UnsafeMutableBufferPointer<Float>
+    /// The last input samples that went through unresampled, to prime the resampler with.
+    let history: UnsafeMutableBufferPointer<Float>
+    /// libsamplerate's variable-ratio converter (SRC_SINC_FASTEST: 97 dB SNR, 80 % bandwidth,
+    /// about 20 samples of look-ahead).
+    let resampler: OpaquePointer
+
+    init() {
+        fifo = .allocate(capacity: 1 << 16)
+        mono = .allocate(capacity: Self.maximumBlock)
+        output = .allocate(capacity: Self.maximumBlock * Self.maximumChannels)
+        resampled = .allocate(capacity: 2 * Self.maximumBlock)
+        history = .allocate(capacity: LiveSession.primingLength)
+        for b in [fifo, mono, output, resampled, history] { b.initialize(repeating: 0) }
+        var error: Int32 = 0
+        resampler = src_new(Int32(SRC_SINC_FASTEST), 1, &error)!
+    }
+
+    deinit {
+        for b in [fifo, mono, output, resampled, history] { b.deallocate() }
+        src_delete(resampler)
+    }
+}
+
+/// One opening of the streams on a (source, sink) pair, until something changes.
+///
+/// Capture-driven: whenever the record stream delivers, every complete block is processed and
+/// written to the playback stream at once, so a block waits for nothing but its own samples.
+/// `LatencyControl` keeps the playback margin at its target: bit-exact while in and out share a
+/// clock, through libsamplerate when the input drifts, and with one quick correction after a
+/// dropout. Everything runs on the audio thread inside the connection's mainloop callbacks;
+/// the block path allocates nothing and takes no lock of ours.
+final class LiveSession {
+    enum Outcome {
+        case stopped, settingsChanged, deviceGone
+        case failed(LiveState, String)
+    }
+
+    /// Input samples fed to the resampler ahead of the first new one when it is engaged, so its
+    /// filter starts from the signal rather than from zeros.
+    static let primingLength = 128
+
+    let engine: LiveEngine
+    let connection: PulseConnection
+    let settings: LiveSettings
+    let generation: Int
+    let source: PulseDeviceInfo?
+    let sink: PulseDeviceInfo
+    let restartTiming: Bool
+    let buffers: LiveBuffers
+    let chain: Chain
+
+    let rate: Double
+    let block: Int
+    let blockSeconds: Double
+    let inChannels: Int
+    let outChannels: Int
+    let channel: Int
+
+    private var record: OpaquePointer?
+    private var playback: OpaquePointer?
+
+    // FIFO state (frames).
+    private var fifoStart = 0
+    private var fifoEnd = 0
+    private var fifoCount: Int { fifoEnd - fifoStart }
+    /// Frames of `mono` filled so far.
+    private var filled = 0
+    /// Queued output to take back (written over) with the next block.
+    private var pendingRewind = 0
+    private var historyPosition = 0
+
+    // Resampler state.
+    private var resampling = false
+    private var discardOutput = 0
+
+    // Measurements.
+    private var control: LatencyControl
+    private var recordLatency = 0.0
+    private var latencySum = 0.0
+    private var latencyCount = 0
+    private var lastPublish = 0.0
+    private var lastTimingUpdate = 0.0
+    private var lastCapture = 0.0
+    private var firstBlockAt: Double?
+    private var dryReports = 0
+    private var countedControlDropouts = 0
+    private var stalled = false
+    private var riffPosition = 0
+
+    /// Corrections in the first seconds after sound starts flowing are the server settling
+    /// (an idle sink renders ahead, then catches up): mended, not counted as dropouts.
+    static let settleSeconds = 2.5
+
+    init(engine: LiveEngine, connection: PulseConnection, settings: LiveSettings, generation: Int,
+         source: PulseDeviceInfo?, sink: PulseDeviceInfo, restartTiming: Bool, buffers: LiveBuffers,
+         targetMs: Double) {
+        self.engine = engine
+        self.connection = connection
+        self.settings = settings
+        self.generation = generation
+        self.source = source
+        self.sink = sink
+        self.restartTiming = restartTiming
+        self.buffers = buffers
+        chain = engine.chain
+        rate = Double(settings.sampleRate)
+        block = min(LiveBuffers.maximumBlock, max(1, settings.blockSize))
+        blockSeconds = Double(block) / rate
+        inChannels = source?.channels ?? 1
+        outChannels = min(LiveBuffers.maximumChannels, sink.channels)
+        channel = settings.inputChannel - 1
+        control = LatencyControl(sampleRate: rate, target: targetMs / 1000, blockSeconds: Double(block) / rate)
+    }
+
+    private var selfPointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    private func errorText() -> String {
+        guard let ctx = connection.context else { return "no connection" }
+        return String(cString: pa_strerror(pa_context_errno(ctx)))
+    }
+
+    private var flags: pa_stream_flags_t {
+        // DONT_MOVE: when the device goes away the server ends our stream instead of moving it
+        // to another device (a laptop microphone, or the monitor of our own output).
+        pa_stream_flags_t(rawValue: PA_STREAM_ADJUST_LATENCY.rawValue | PA_STREAM_INTERPOLATE_TIMING.rawValue
+                          | PA_STREAM_AUTO_TIMING_UPDATE.rawValue | PA_STREAM_DONT_MOVE.rawValue)
+    }
+
+    private func newStream(_ name: String, _ device: PulseDeviceInfo) -> OpaquePointer? {
+        guard let ctx = connection.context else { return nil }
+        var spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: UInt32(settings.sampleRate), channels: UInt8(device.channels))
+        var map = device.channelMap
+        return pa_stream_new(ctx, name, &spec, &map)
+    }
+
+    /// Waits until the stream is ready; false if it failed or the wait was interrupted.
+    private func waitReady(_ stream: OpaquePointer) -> Bool {
+        let deadline = monotonicSeconds() + 3
+        while monotonicSeconds() < deadline {
+            let state = pa_stream_get_state(stream)
+            if state == PA_STREAM_READY { return true }
+            if state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED || interruption() != nil { return false }
+            connection.iterate(timeout: 0.05)
+        }
+        return false
+    }
+
+    private func close() {
+        for stream in [record, playback] {
+            guard let stream else { continue }
+            pa_stream_set_read_callback(stream, nil, nil)
+            pa_stream_set_write_callback(stream, nil, nil)
+            pa_stream_set_underflow_callback(stream, nil, nil)
+            if pa_stream_get_state(stream) == PA_STREAM_READY { pa_stream_disconnect(stream) }
+            pa_stream_unref(stream)
+        }
+        record = nil
+        playback = nil
+    }
+
+    func play() -> Outcome {
+        defer { close() }
+        let frameOut = UInt32(4 * outChannels)
+        let targetFrames = Int(control.target * rate)
+        let none = UInt32.max
+
+        // Playback: the server sizes the sink's own buffer from tlength (about half of it with
+        // ADJUST_LATENCY); we keep the margin ourselves. prebuf of one block: after running dry
+        // the stream plays again as soon as we write.
+        var playAttr = pa_buffer_attr(maxlength: none, tlength: UInt32(targetFrames + block) * frameOut,
+                                      prebuf: UInt32(block) * frameOut, minreq: UInt32(block) * frameOut, fragsize: none)
+        guard let p = newStream("amp out", sink) else {
+            return .failed(.waitingForOutput, "cannot play to \(sink.name): \(errorText())")
+        }
+        playback = p
+        pa_stream_set_underflow_callback(p, LiveSession.underflowCallback, selfPointer)
+        if source == nil { pa_stream_set_write_callback(p, LiveSession.writeCallback, selfPointer) }
+        if let source {
+            // Capture: deliver one block at a time (fragsize), the source's latency set to it.
+            var recordAttr = pa_buffer_attr(maxlength: none, tlength: none, prebuf: none, minreq: none,
+                                            fragsize: UInt32(block * 4 * inChannels))
+            guard let r = newStream("guitar in", source) else {
+                return .failed(.waitingForInput, "cannot record from \(source.name): \(errorText())")
+            }
+            record = r
+            pa_stream_set_read_callback(r, LiveSession.readCallback, selfPointer)
+            if pa_stream_connect_record(r, source.name, &recordAttr, flags) < 0 || !waitReady(r) {
+                if let stop = interruption() { return stop }
+                return .failed(.waitingForInput, "cannot record from \(source.name): \(errorText())")
+            }
+        }
+        if pa_stream_connect_playback(p, sink.name, &playAttr, flags, nil, nil) < 0 || !waitReady(p) {
+            if let stop = interruption() { return stop }
+            return .failed(.waitingForOutput, "cannot play to \(sink.name): \(errorText())")
+        }
+        if restartTiming {
+            // A device that has just come (back) may be an idle sink that rendered far ahead at
+            // its largest latency and sleeps until that is used up (2 s for a null sink): restart
+            // its clock (and that of a filter sink's master) now that our streams are open.
+            var sinks = connection.sinkChain(sink.name)
+            if let monitored = source?.monitorOfSink {
+                for name in connection.sinkChain(monitored) where !sinks.contains(name) { sinks.append(name) }
+            }
+            connection.restartTiming(sinks: sinks)
+        }
+        engine.publishRunning()
+
+        // Half the margin as silence in front; the sink's own buffer holds about the other half.
+        // Warm-up measures what it really is and sets it exactly.
+        writeSilence(targetFrames / 2)
+        if source == nil { refillDemo() }
+        let started = monotonicSeconds()
+        lastCapture = started
+        lastPublish = started
+        while true {
+            if let stop = interruption() { return stop }
+            for stream in [record, playback] {
+                guard let stream else { continue }
+                let state = pa_stream_get_state(stream)
+                if state == PA_STREAM_FAILED || state == PA_STREAM_TERMINATED {
+                    // With DONT_MOVE the server ends the stream when its device goes away.
+                    if let stop = interruption() { return stop }
+                    return connection.isConnected ? .deviceGone : .failed(.noServer, "lost the connection to \(LiveEngine.serverDescription)")
+                }
+            }
+            if !connection.iterate(timeout: 0.1) {
+                return .failed(.noServer, "the PulseAudio connection failed")
+            }
+            housekeeping(now: monotonicSeconds())
+        }
+    }
+
+    /// A few times a second: fresh timing from the server, the latency figure, a stalled input.
+    private func housekeeping(now: Double) {
+        if now - lastTimingUpdate >= 0.1 {
+            lastTimingUpdate = now
+            for stream in [record, playback] {
+                if let stream, let op = pa_stream_update_timing_info(stream, nil, nil) { pa_operation_unref(op) }
+            }
+        }
+        if record != nil {
+            let quiet = now - lastCapture > max(0.5, 4 * blockSeconds)
+            if quiet != stalled {
+                stalled = quiet
+                engine.noteStalledInput(quiet ? source?.name : nil)
+            }
+        }
+        if now - lastPublish >= 0.5 {
+            lastPublish = now
+            if latencyCount > 0 {
+                engine.noteLatency(1000 * latencySum / Double(latencyCount), targetMs: 1000 * control.target,
+                                   ratio: control.ratio, following: control.following)
+            }
+            latencySum = 0
+            latencyCount = 0
+        }
+    }
+
+    // MARK: The block path (audio thread, inside mainloop callbacks)
+
+    /// The record stream has data: take all of it, then process every complete block.
+    private func captured() {
+        guard let record else { return }
+        var data: UnsafeRawPointer? = nil
+        var bytes = 0
+        let frameBytes = 4 * inChannels
+        while pa_stream_peek(record, &data, &bytes) == 0 && bytes > 0 {
+            let frames = bytes / frameBytes
+            makeRoom(frames)
+            let fifo = buffers.fifo.baseAddress! + fifoEnd
+            if let data {
+                let samples = data.assumingMemoryBound(to: Float.self)
+                for i in 0..<frames { fifo[i] = samples[i * inChannels + channel] }
+            } else {
+                // A hole (the server dropped data): silence in its place.
+                for i in 0..<frames { fifo[i] = 0 }
+            }
+            fifoEnd += frames
+            pa_stream_drop(record)
+        }
+        var usec: pa_usec_t = 0
+        var negative: Int32 = 0
+        if pa_stream_get_latency(record, &usec, &negative) == 0 {
+            recordLatency = (negative != 0 ? -1 : 1) * Double(usec) / 1e6
+        }
+        lastCapture = monotonicSeconds()
+        pump()
+    }
+
+    /// Keeps `frames` of room at the FIFO's end: compacts it, or (if the loop fell a second
+    /// behind) drops the oldest input.
+    private func makeRoom(_ frames: Int) {
+        let capacity = buffers.fifo.count
+        if fifoEnd + frames <= capacity { return }
+        let base = buffers.fifo.baseAddress!
+        if fifoCount + frames > capacity {
+            fifoStart = fifoEnd - max(0, capacity - frames)
+            engine.noteOverrun()
+        }
+        base.update(from: base + fifoStart, count: fifoCount)
+        fifoEnd -= fifoStart
+        fifoStart = 0
+    }
+
+    private func pump() {
+        while fillBlock() {
+            let out = UnsafeMutableBufferPointer(start: buffers.mono.baseAddress, count: block)
+            chain.process(out)
+            write(out)
+            filled = 0
+            observe()
+        }
+    }
+
+    /// Moves input into the block being assembled; true when it is complete.
+    private func fillBlock() -> Bool {
+        let mono = buffers.mono.baseAddress!
+        let fifo = buffers.fifo.baseAddress!
+        if !resampling && control.following { engageResampler() }
+        if !resampling {
+            let n = min(block - filled, fifoCount)
+            if n > 0 {
+                (mono + filled).update(from: fifo + fifoStart, count: n)
+                remember(fifo + fifoStart, n)
+                filled += n
+                fifoStart += n
+            }
+            return filled == block
+        }
+        while filled < block {
+            var data = SRC_DATA(data_in: fifo + fifoStart, data_out: buffers.resampled.baseAddress,
+                                input_frames: fifoCount, output_frames: block - filled + discardOutput,
+                                input_frames_used: 0, output_frames_gen: 0, end_of_input: 0, src_ratio: control.ratio)
+            if src_process(buffers.resampler, &data) != 0 { return false }
+            fifoStart += data.input_frames_used
+            var produced = data.output_frames_gen
+            var from = buffers.resampled.baseAddress!
+            let skipped = min(discardOutput, produced)
+            discardOutput -= skipped
+            produced -= skipped
+            from += skipped
+            if produced > 0 {
+                (mono + filled).update(from: from, count: produced)
+                filled += produced
+            }
+            if data.output_frames_gen == 0 && data.input_frames_used == 0 { break }
+        }
+        return filled == block
+    }
+
+    private func remember(_ samples: UnsafeMutablePointer<Float>, _ n: Int) {
+        let h = buffers.history
+        for i in 0..<n {
+            h[historyPosition] = samples[i]
+            historyPosition = (historyPosition + 1) % h.count
+        }
+    }
+
+    /// From now on the input goes through the resampler. Its filter is primed with the last
+    /// samples that went through directly, and as many output samples are discarded, so the
+    /// signal goes on without a seam.
+    private func engageResampler() {
+        resampling = true
+        src_reset(buffers.resampler)
+        let h = buffers.history
+        let n = h.count
+        // Oldest first: history[historyPosition...] then history[..<historyPosition].
+        var primed = 0
+        for part in [historyPosition..<n, 0..<historyPosition] where !part.isEmpty {
+            var data = SRC_DATA(data_in: h.baseAddress! + part.lowerBound, data_out: buffers.resampled.baseAddress,
+                                input_frames: part.count, output_frames: buffers.resampled.count,
+                                input_frames_used: 0, output_frames_gen: 0, end_of_input: 0, src_ratio: control.ratio)
+            _ = src_process(buffers.resampler, &data)
+            primed += data.output_frames_gen
+        }
+        discardOutput = max(0, n - primed)
+    }
+
+    /// Writes one processed block to every output channel.
+    private func write(_ block: UnsafeMutableBufferPointer<Float>) {
+        guard let playback else { return }
+        let frames = block.count
+        let bytes = frames * outChannels * 4
+        var buffer: UnsafeMutableRawPointer? = nil
+        var size = bytes
+        var lent = pa_stream_begin_write(playback, &buffer, &size) == 0 && buffer != nil && size >= bytes
+        if !lent && buffer != nil { pa_stream_cancel_write(playback) }
+        if !lent { buffer = UnsafeMutableRawPointer(buffers.output.baseAddress!); lent = false }
+        let out = buffer!.assumingMemoryBound(to: Float.self)
+        if outChannels == 1 {
+            out.update(from: block.baseAddress!, count: frames)
+        } else {
+            for i in 0..<frames {
+                let y = block[i]
+                for c in 0..<outChannels { out[i * outChannels + c] = y }
+            }
+        }
+        let rewind = Int64(pendingRewind * outChannels * 4)
+        pendingRewind = 0
+        pa_stream_write(playback, buffer, bytes, nil, -rewind, PA_SEEK_RELATIVE)
+    }
+
+    /// Puts `frames` of silence in the playback queue.
+    private func writeSilence(_ frames: Int) {
+        guard let playback else { return }
+        var left = frames
+        while left > 0 {
+            let n = min(left, LiveBuffers.maximumBlock)
+            let bytes = n * outChannels * 4
+            var buffer: UnsafeMutableRawPointer? = nil
+            var size = bytes
+            if pa_stream_begin_write(playback, &buffer, &size) != 0 || buffer == nil || size < bytes {
+                if buffer != nil { pa_stream_cancel_write(playback) }
+                buffer = UnsafeMutableRawPointer(buffers.output.baseAddress!)
+            }
+            memset(buffer!, 0, bytes)
+            pa_stream_write(playback, buffer, bytes, nil, 0, PA_SEEK_RELATIVE)
+            left -= n
+        }
+    }
+
+    /// After a block was written: the latency figure and the margin's control.
+    private func observe() {
+        guard let playback else { return }
+        // Until the server reports the stream as playing (an idle sink can take a while to
+        // start), its latency reads 0 and says nothing.
+        guard let timing = pa_stream_get_timing_info(playback), timing.pointee.playing != 0 else { return }
+        var usec: pa_usec_t = 0
+        var negative: Int32 = 0
+        guard pa_stream_get_latency(playback, &usec, &negative) == 0 else { return }
+        let now = monotonicSeconds()
+        if firstBlockAt == nil { firstBlockAt = now }
+        let playLatency = (negative != 0 ? -1 : 1) * Double(usec) / 1e6
+        let waiting = Double(fifoCount) / rate
+        let margin = playLatency - blockSeconds + waiting
+        let settled = now - firstBlockAt! > LiveSession.settleSeconds
+        // End to end, for the block just written: captured (record latency + what still waits
+        // behind it) until played (playback latency).
+        if settled {
+            latencySum += recordLatency + waiting + playLatency + (resampling ? LiveSession.resamplerDelay / rate : 0)
+            latencyCount += 1
+        }
+        var action = control.observe(margin: margin, at: now)
+        if control.dropouts != countedControlDropouts {
+            countedControlDropouts = control.dropouts
+            if settled {
+                if case .dropInput = action { engine.noteOverrun() } else { engine.noteUnderrun() }
+                if let raised = engine.autoLatencyDropout(at: now) {
+                    action = combine(action, control.retarget(raised / 1000))
+                }
+            }
+        }
+        apply(action)
+    }
+
+    /// libsamplerate's SINC_FASTEST look-ahead at a ratio near 1, in frames.
+    static let resamplerDelay = 19.0
+
+    private func combine(_ a: LatencyControl.Action, _ b: LatencyControl.Action) -> LatencyControl.Action {
+        func frames(_ x: LatencyControl.Action) -> Int {
+            switch x {
+            case .none: 0
+            case .insertSilence(let n): n
+            case .dropInput(let n): -n
+            }
+        }
+        let n = frames(a) + frames(b)
+        return n > 0 ? .insertSilence(n) : n < 0 ? .dropInput(-n) : .none
+    }
+
+    private func apply(_ action: LatencyControl.Action) {
+        switch action {
+        case .none:
+            break
+        case .insertSilence(let n):
+            writeSilence(n)
+        case .dropInput(let n):
+            // Waiting input first; what is already queued for playback is written over by the
+            // next block.
+            let fromInput = min(n, fifoCount)
+            fifoStart += fromInput
+            pendingRewind += n - fromInput
+        }
+    }
+
+    /// The server says the output ran dry.
+    private func ranDry() {
+        let now = monotonicSeconds()
+        guard let first = firstBlockAt else { return }
+        control.outputRanDry()
+        if now - first > LiveSession.settleSeconds {
+            engine.noteUnderrun()
+            if let raised = engine.autoLatencyDropout(at: now) {
+                apply(control.retarget(raised / 1000))
+            }
+        }
+    }
+
+    /// Demo riff: the output asks for data; keep it filled to the target.
+    private func refillDemo() {
+        guard let playback else { return }
+        let bytes = block * outChannels * 4
+        let out = UnsafeMutableBufferPointer(start: buffers.mono.baseAddress, count: block)
+        while pa_stream_writable_size(playback) >= bytes {
+            if let riff = engine.demoRiff, riff.count > 0 {
+                for i in 0..<block {
+                    out[i] = riff[riffPosition]
+                    riffPosition += 1
+                    if riffPosition == riff.count { riffPosition = 0 }
+                }
+            } else {
+                for i in 0..<block { out[i] = 0 }
+            }
+            chain.process(out)
+            write(out)
+            var usec: pa_usec_t = 0
+            var negative: Int32 = 0
+            if pa_stream_get_latency(playback, &usec, &negative) == 0 {
+                latencySum += Double(usec) / 1e6
+                latencyCount += 1
+            }
+        }
+    }
+
+    /// Why the session must end now, if it must. Atomics and plain fields only.
+    @inline(__always)
+    private func interruption() -> Outcome? {
+        if engine.isStopRequested { return .stopped }
+        if engine.currentGeneration != generation { return .settingsChanged }
+        if !connection.isConnected { return .deviceGone }
+        if connection.inputRemoved || connection.outputRemoved { return .deviceGone }
+        return nil
+    }
+
+    // MARK: C callbacks (audio thread, from the mainloop's dispatch)
+
+    private static let readCallback: @convention(c) (OpaquePointer?, Int, UnsafeMutableRawPointer?) -> Void = { _, _, userdata in
+        Unmanaged<LiveSession>.fromOpaque(userdata!)._withUnsafeGuaranteedRef { $0.captured() }
+    }
+
+    private static let writeCallback: @convention(c) (OpaquePointer?, Int, UnsafeMutableRawPointer?) -> Void = { _, _, userdata in
+        Unmanaged<LiveSession>.fromOpaque(userdata!)._withUnsafeGuaranteedRef { $0.refillDemo() }
+    }
+
+    private static let underflowCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, userdata in
+        Unmanaged<LiveSession>.fromOpaque(userdata!)._withUnsafeGuaranteedRef { $0.ranDry() }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+@testable import StompboxAudio
+
+/// The margin control against a simulated playback queue: blocks written every `block` frames
+/// on the input's clock, drained on the output's, with the jitter a server's own period puts on
+/// every reading.
+struct LatencyControlTests {
+    struct Plant {
+        var control: LatencyControl
+        /// The true margin (seconds).
+        var margin: Double
+        let rate = 48_000.0
+        let blockSeconds: Double
+        var time = 0.0
+        var drift: Double
+        var jitter: Double
+        var phase = 0.0
+        var ratios: [Double] = []
+        var margins: [(t: Double, m: Double)] = []
+        var actions: [LatencyControl.Action] = []
+
+        init(target: Double = 0.008, start: Double, drift: Double, jitter: Double = 0.0005, block: Int = 128) {
+            blockSeconds = Double(block) / 48_000
+            control = LatencyControl(sampleRate: 48_000, target: target, blockSeconds: blockSeconds)
+            margin = start
+            self.drift = drift
+            self.jitter = jitter
+        }
+
+        /// Runs for `seconds`: each block of input comes `blockSeconds / (1 + drift)` apart
+        /// (a fast input comes sooner) and adds `ratio × block` of output to the queue.
+        mutating func run(_ seconds: Double) {
+            let end = time + seconds
+            while time < end {
+                let dt = blockSeconds / (1 + drift)
+                time += dt
+                margin += control.ratio * blockSeconds - dt
+                // The reading: a sawtooth of the server's period beating against ours.
+                phase += 0.37
+                let reading = margin + jitter * (phase.truncatingRemainder(dividingBy: 1) - 0.5)
+                let action = control.observe(margin: reading, at: time)
+                switch action {
+                case .none: break
+                case .insertSilence(let n): margin += Double(n) / rate
+                case .dropInput(let n): margin -= Double(n) / rate
+                }
+                if action != .none { actions.append(action) }
+                ratios.append(control.ratio)
+                margins.append((time, margin))
+            }
+        }
+
+        func marginRange(after t: Double) -> ClosedRange<Double> {
+            let m = margins.filter { $0.t >= t }.map(\.m)
+            return m.min()!...m.max()!
+        }
+    }
+
+    @Test func oneClockStaysBitExact() {
+        // Same clock for in and out: after warm-up the ratio is exactly 1 for ever, so the
+        // resampler is never engaged and the chain's output goes out unchanged.
+        var plant = Plant(start: 0.0031, drift: 0)
+        plant.run(120)
+        #expect(!plant.control.following)
+        #expect(plant.ratios.allSatisfy { $0 == 1 })
+        let range = plant.marginRange(after: 1)
+        #expect(abs(range.lowerBound - 0.008) < 0.0003 && abs(range.upperBound - 0.008) < 0.0003, "\(range)")
+        #expect(plant.control.dropouts == 0)
+    }
+
+    @Test(arguments: [300e-6, -300e-6, 100e-6, -500e-6])
+    func driftingInputIsFollowed(drift: Double) {
+        var plant = Plant(start: 0.010, drift: drift)
+        plant.run(90)
+        #expect(plant.control.following)
+        #expect(plant.control.dropouts == 0)
+        // The ratio settles on the clocks' ratio, and the margin (the latency) stays put:
+        // within 1 ms over the last 60 s, near the target.
+        let expected = 1 / (1 + drift)
+        #expect(abs(plant.control.ratio - expected) < 20e-6, "ratio \(plant.control.ratio), expected \(expected)")
+        let range = plant.marginRange(after: 30)
+        #expect(range.upperBound - range.lowerBound < 0.001, "margin \(range)")
+        #expect(abs((range.lowerBound + range.upperBound) / 2 - 0.008) < 0.0008, "margin \(range)")
+    }
+
+    @Test func aStepOfTheServersBufferingIsNotDrift() {
+        // Another client joins the sink and the server's own buffering grows by 2 ms, then by
+        // 0.7 ms more: the level moves, but in steps, so the chain stays bit-exact.
+        var plant = Plant(start: 0.008, drift: 0)
+        plant.run(10)
+        plant.margin += 0.002
+        plant.run(10)
+        plant.margin += 0.0007
+        plant.run(30)
+        #expect(!plant.control.following)
+        #expect(plant.ratios.allSatisfy { $0 == 1 })
+        #expect(plant.control.dropouts == 0)
+        // …and real drift after such a step is still found and followed.
+        plant.drift = 300e-6
+        plant.run(60)
+        #expect(plant.control.following)
+        let range = plant.marginRange(after: 90)
+        #expect(range.upperBound - range.lowerBound < 0.001, "margin \(range)")
+    }
+
+    @Test func aDropoutIsMendedAtOnceAndCounted() {
+        var plant = Plant(start: 0.008, drift: 0)
+        plant.run(10)
+        #expect(plant.control.dropouts == 0)
+        // The loop stalls: 30 ms of input piles up behind it.
+        plant.margin += 0.030
+        let before = plant.actions.count
+        plant.run(2)
+        #expect(plant.control.dropouts == 1)
+        guard case .dropInput(let n)? = plant.actions.dropFirst(before).first else {
+            Issue.record("expected input to be dropped, got \(plant.actions.dropFirst(before))")
+            return
+        }
+        #expect(abs(n - 1440) < 100)
+        #expect(abs(plant.margin - 0.008) < 0.001)
+        // A stall is not drift.
+        #expect(!plant.control.following)
+    }
+
+    @Test func runningDryIsCorrectedFromTheNextReading() {
+        var plant = Plant(start: 0.008, drift: 0)
+        plant.run(5)
+        plant.margin = 0.0015
+        plant.control.outputRanDry()
+        plant.run(0.01)
+        #expect(abs(plant.margin - 0.008) < 0.0006)
+    }
+
+    @Test func retargetStepsAtOnce() {
+        var control = LatencyControl(sampleRate: 48_000, target: 0.008, blockSeconds: 128.0 / 48_000)
+        _ = control.observe(margin: 0.008, at: 0)
+        #expect(control.retarget(0.010) == .insertSilence(96))
+        #expect(control.target == 0.010)
+    }
+
+    @Test func automaticLatencyRaisesOnRepeatedDropoutsOnly() {
+        var auto = AutoLatency(requested: 0.005, cap: 0.009, step: 0.002)
+        #expect(auto.noteDropout(at: 0) == nil)          // a one-off hiccup
+        #expect(auto.noteDropout(at: 60) == nil)         // another, a minute later
+        #expect(auto.noteDropout(at: 70) == 0.007)       // two within 30 s: raise
+        #expect(auto.isRaised && auto.totalDropouts == 3)
+        #expect(auto.noteDropout(at: 71) == nil)         // counting starts again after a raise
+        #expect(auto.noteDropout(at: 72) == 0.009)
+        #expect(auto.noteDropout(at: 73) == nil)
+        #expect(auto.noteDropout(at: 74) == nil)         // at the cap
+        #expect(auto.target == 0.009)
+    }
+
+    @Test func automaticLatencyOffNeverRaises() {
+        // Off = the cap is the requested target.
+        var auto = AutoLatency(requested: 0.006, cap: 0.006, step: 0.002)
+        for t in 0..<10 { #expect(auto.noteDropout(at: Double(t)) == nil) }
+        #expect(!auto.isRaised)
+    }
+}

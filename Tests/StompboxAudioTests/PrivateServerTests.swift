@@ -1,0 +1,221 @@
+import Foundation
+import StompboxTestSupport
+import Testing
+
+/// The test servers themselves: the scope topology passes audio on PulseAudio and on
+/// PipeWire's pulse server, survives a restart, and the paced FIFO writer keeps its rate.
+/// Serialized: the server's address is process-wide (`PULSE_SERVER`).
+@Suite(.serialized)
+struct PrivateServerTests {
+    static let pulse = AudioServerKind.pulseaudio
+    static let pipe = AudioServerKind.pipewire
+
+    // MARK: Scope
+
+    @Test(.enabled(if: pulse.isAvailable, Comment(rawValue: pulse.unavailableReason ?? "")))
+    func pulseAudioScopePassesAudioAndSurvivesARestart() throws {
+        try Self.scopeAndRestart(.pulseaudio)
+    }
+
+    @Test(.enabled(if: pipe.isAvailable, Comment(rawValue: pipe.unavailableReason ?? "")))
+    func pipeWireScopePassesAudioAndSurvivesARestart() throws {
+        try Self.scopeAndRestart(.pipewire)
+    }
+
+    static func scopeAndRestart(_ kind: AudioServerKind) throws {
+        let server = try PrivatePulseServer(kind: kind)
+        try server.start()
+        print("[\(kind)] started in \(String(format: "%.3f", server.startSeconds)) s; "
+              + (server.serverInfo.split(separator: "\n").first { $0.hasPrefix("Server Name") } ?? ""))
+        #expect(ProcessInfo.processInfo.environment["PULSE_SERVER"] == server.address)
+        if kind == .pipewire { #expect(server.serverInfo.contains("on PipeWire")) }
+        try checkScope(server, label: "first start")
+
+        server.stop()
+        #expect(server.process == nil)
+        #expect(throws: (any Error).self) { try server.pactl(["info"]) }
+        try server.start()
+        print("[\(kind)] restarted in \(String(format: "%.3f", server.startSeconds)) s")
+        try checkScope(server, label: "after restart")
+        server.stop()
+    }
+
+    /// Noise into `guitar_in` must come out of the scope's left channel sample for sample, and
+    /// a tone into `amp_out` out of its right channel only.
+    static func checkScope(_ server: PrivatePulseServer, label: String) throws {
+        let rate = PrivatePulseServer.rate
+        let burst = Signal.noise(length: rate / 2, amplitude: 0.5, seed: 11)
+        let tone = Signal.sine(frequency: 1000, seconds: 0.5, amplitude: 0.3)
+        let recording = try server.startScopeRecording()
+        // The first read of an idle null sink may block for a while: wait for parec's first data.
+        let deadline = Date().addingTimeInterval(5)
+        while recording.framesRecorded == 0 && Date() < deadline { usleep(10_000) }
+        let pad = Signal.silence(rate / 10)
+        let left = try server.play(pad + burst + pad, into: "guitar_in")
+        let right = try server.play(pad + tone + pad, into: "amp_out")
+        #expect(left.wait() == 0)
+        #expect(right.wait() == 0)
+        Thread.sleep(forTimeInterval: 0.3)
+        let (l, r) = recording.finish()
+
+        guard let start = l.firstIndex(where: { abs($0) > 1e-6 }) else {
+            Issue.record("[\(server.kind) \(label)] nothing reached the left channel (\(l.count) frames recorded)")
+            return
+        }
+        // Align on the burst (its first sample may be near zero), then compare sample for sample.
+        var best = (offset: start, correlation: -1.0)
+        for offset in max(0, start - 8)...(start + 8) where offset + burst.count <= l.count {
+            let c = ScopeAnalysis.correlation(l, offset, burst, 0, burst.count)
+            if c > best.correlation { best = (offset, c) }
+        }
+        #expect(best.correlation > 0.999, "[\(server.kind) \(label)] left/noise correlation \(best.correlation)")
+        if best.offset + burst.count <= l.count {
+            let maxError = (0..<burst.count).map { abs(l[best.offset + $0] - burst[$0]) }.max() ?? 1
+            #expect(maxError < 1e-6, "[\(server.kind) \(label)] left differs from the noise by up to \(maxError)")
+            let leak = ScopeAnalysis.correlation(r, best.offset, burst, 0, burst.count)
+            #expect(abs(leak) < 0.05, "[\(server.kind) \(label)] the noise leaks into the right channel (\(leak))")
+        }
+        let rightRMS = rms(r)
+        let expectedRMS = rms(tone) * (Float(tone.count) / Float(max(1, r.count))).squareRoot()
+        #expect(rightRMS > 0.9 * expectedRMS && rightRMS < 1.1 * expectedRMS,
+                "[\(server.kind) \(label)] right channel rms \(rightRMS), the tone alone would give \(expectedRMS)")
+        if let t0 = r.firstIndex(where: { abs($0) > 1e-6 }) {
+            // The tone starts at sin(0) = 0: its first non-zero sample is its second.
+            let aligned = max(0, t0 - 1)
+            if aligned + tone.count <= r.count {
+                let c = ScopeAnalysis.correlation(r, aligned, tone, 0, tone.count)
+                #expect(c > 0.999, "[\(server.kind) \(label)] right/tone correlation \(c)")
+            }
+            let toneInLeft = l.indices.filter { abs(l[$0]) > 1e-6 && ($0 < best.offset || $0 >= best.offset + burst.count) }.count
+            #expect(toneInLeft == 0, "[\(server.kind) \(label)] \(toneInLeft) non-zero left samples outside the burst")
+        } else {
+            Issue.record("[\(server.kind) \(label)] nothing reached the right channel")
+        }
+    }
+
+    static func rms(_ x: [Float]) -> Float {
+        guard !x.isEmpty else { return 0 }
+        return (x.reduce(0) { $0 + $1 * $1 } / Float(x.count)).squareRoot()
+    }
+
+    // MARK: Paced writer
+
+    @Test(.enabled(if: pulse.isAvailable, Comment(rawValue: pulse.unavailableReason ?? "")))
+    func pulseAudioPacedWriterKeepsItsRate() throws {
+        try Self.pacedRate(.pulseaudio)
+    }
+
+    @Test(.enabled(if: pipe.isAvailable, Comment(rawValue: pipe.unavailableReason ?? "")))
+    func pipeWirePacedWriterKeepsItsRate() throws {
+        try Self.pacedRate(.pipewire)
+    }
+
+    /// Index ramp: sample i carries (i mod 2^20) / 2^20, exactly representable in a float.
+    static let ramp: [Float] = (0..<(1 << 20)).map { Float($0) / Float(1 << 20) }
+    static func index(_ x: Float) -> Int { Int((x * Float(1 << 20)).rounded()) }
+
+    /// 10 s at 300 ppm fast into a pipe source that parec records: the rate measured from the
+    /// writer's own timestamps must be within 5 ppm of the one asked, nothing dropped, and the
+    /// reader must receive the samples in order.
+    static func pacedRate(_ kind: AudioServerKind) throws {
+        let server = try PrivatePulseServer(kind: kind)
+        try server.start()
+        defer { server.stop() }
+        let source = try server.loadPipeSource(name: "usb_guitar")
+        let recording = try server.startRecording(source: source.name)
+        let asked = 48_014.4
+        let writer = try PacedWriter(source: source, rate: asked, looping: ramp)
+        Thread.sleep(forTimeInterval: 10.2)
+        writer.stop()
+        let received = recording.finishMono()
+        guard let measured = writer.measuredRate() else {
+            Issue.record("[\(kind)] the writer wrote almost nothing (\(writer.samplesWritten) samples)")
+            return
+        }
+        let ppm = (measured / asked - 1) * 1e6
+        let allPPM = ((writer.measuredRate(ignoringLaterThan: .infinity) ?? 0) / asked - 1) * 1e6
+        print("[\(kind)] paced writer: asked \(asked), measured \(String(format: "%.4f", measured)) "
+              + "(\(String(format: "%+.3f", ppm)) ppm; \(String(format: "%+.3f", allPPM)) ppm fitting the late chunks too), "
+              + "\(writer.chunks.count) chunks, \(writer.lateChunks()) over 1 ms late, latest \(String(format: "%.2f", writer.maxLateness * 1000)) ms, "
+              + "realtime \(writer.isRealtime), dropped \(writer.droppedSamples)")
+        #expect(writer.lateChunks() < writer.chunks.count / 20, "[\(kind)] \(writer.lateChunks()) chunks over 1 ms late")
+        #expect(abs(ppm) < 5, "[\(kind)] rate error \(ppm) ppm")
+        #expect(writer.droppedSamples == 0)
+        #expect(writer.samplesWritten > Int(asked * 10))
+
+        // The reader got the ramp in order, from where it started reading.
+        let indices = received.drop { $0 == 0 }.map(index)
+        let breaks = zip(indices, indices.dropFirst()).filter { $1 != ($0 + 1) & ((1 << 20) - 1) }.count
+        #expect(indices.count > 9 * 48_000, "[\(kind)] the reader received \(indices.count) samples")
+        #expect(breaks == 0, "[\(kind)] \(breaks) breaks in the received ramp")
+    }
+
+    // MARK: Whose clock the pipe source runs on
+
+    @Test(.enabled(if: pulse.isAvailable, Comment(rawValue: pulse.unavailableReason ?? "")))
+    func pulseAudioPipeSourceRunsOnTheWritersClockAndStalls() throws {
+        try Self.pipeSourceClock(.pulseaudio)
+    }
+
+    /// Documents the limitation of pipewire-pulse 0.3.65 (see
+    /// `AudioServerKind.pipeSourceRunsOnWriterClock`): its pipe source follows the graph clock.
+    @Test(.enabled(if: pipe.isAvailable, Comment(rawValue: pipe.unavailableReason ?? "")))
+    func pipeWirePipeSourceRunsOnTheGraphClock() throws {
+        try Self.pipeSourceClock(.pipewire)
+    }
+
+    /// A writer 1 % slow: on PulseAudio the reader receives 47 520 samples a second, all of them
+    /// the writer's; a stalled writer stops the reader. On PipeWire 0.3.65 the reader receives
+    /// the graph's 48 000 a second, with silence where the writer fell short, and a stall is
+    /// silence.
+    static func pipeSourceClock(_ kind: AudioServerKind) throws {
+        let server = try PrivatePulseServer(kind: kind)
+        try server.start()
+        defer { server.stop() }
+        let source = try server.loadPipeSource(name: "slow_guitar")
+        let recording = try server.startRecording(source: source.name)
+        let asked = 47_520.0
+        let writer = try PacedWriter(source: source, rate: asked, looping: ramp.map { $0 * 0.5 + 0.25 })
+
+        // Frames received against time, after a second for start-up.
+        func measure(seconds: Double) -> (rate: Double, frames: Int) {
+            var points: [(Double, Double)] = []
+            let t0 = Date()
+            let f0 = recording.framesRecorded
+            while Date().timeIntervalSince(t0) < seconds {
+                points.append((Date().timeIntervalSince(t0), Double(recording.framesRecorded)))
+                usleep(20_000)
+            }
+            let n = Double(points.count)
+            let sx = points.reduce(0) { $0 + $1.0 }, sy = points.reduce(0) { $0 + $1.1 }
+            let sxx = points.reduce(0) { $0 + $1.0 * $1.0 }, sxy = points.reduce(0) { $0 + $1.0 * $1.1 }
+            return ((n * sxy - sx * sy) / (n * sxx - sx * sx), recording.framesRecorded - f0)
+        }
+        Thread.sleep(forTimeInterval: 1)
+        let running = measure(seconds: 5)
+        writer.stall()
+        Thread.sleep(forTimeInterval: 0.3)   // what was in flight drains
+        let stalled = measure(seconds: 1.5)
+        writer.resume()
+        Thread.sleep(forTimeInterval: 0.5)
+        let resumed = measure(seconds: 2)
+        writer.stop()
+        let received = recording.finishMono()
+        let silent = received.drop { $0 == 0 }.filter { $0 == 0 }.count
+        print("[\(kind)] writer at \(asked)/s (measured \(String(format: "%.2f", writer.measuredRate() ?? 0))): reader received "
+              + "\(String(format: "%.1f", running.rate))/s; \(stalled.frames) frames during a 1.5 s stall; "
+              + "\(String(format: "%.1f", resumed.rate))/s after resume; \(silent) silent samples in the stream")
+
+        if kind.pipeSourceRunsOnWriterClock {
+            #expect(abs(running.rate / asked - 1) < 0.002, "[\(kind)] reader rate \(running.rate), writer \(asked)")
+            #expect(stalled.frames < 4_800, "[\(kind)] \(stalled.frames) frames arrived while the writer was stalled")
+            #expect(abs(resumed.rate / asked - 1) < 0.005, "[\(kind)] reader rate after resume \(resumed.rate)")
+            #expect(silent == 0, "[\(kind)] \(silent) silent samples")
+        } else {
+            // The documented limitation: graph clock, silence for the missing samples.
+            #expect(abs(running.rate / 48_000 - 1) < 0.002, "[\(kind)] reader rate \(running.rate)")
+            #expect(stalled.frames > 48_000, "[\(kind)] only \(stalled.frames) frames arrived during the stall")
+            #expect(silent > 48_000, "[\(kind)] \(silent) silent samples")
+        }
+    }
+}
