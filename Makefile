@@ -11,9 +11,9 @@ run: deps-run check-swift
 	$(SWIFT) build -c release --product stompbox
 	.build/release/stompbox
 
-# The live-audio tests measure real-time behaviour through a private PulseAudio server, so they
+# The live-audio tests measure real-time behaviour through private PulseAudio and PipeWire servers, so they
 # run on their own after the rest (run in parallel, they would compete for the 2 cores).
-LIVE_TESTS := LiveEngineTests
+LIVE_TESTS := LiveEngine|PrivateServerTests
 
 test: deps-test check-swift
 	$(SWIFT) build --build-tests

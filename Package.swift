@@ -45,7 +45,7 @@ let package = Package(
         ]),
 
         // Signals and measurements shared by the tests and the benchmark.
-        .target(name: "StompboxTestSupport", dependencies: ["StompboxDSP"]),
+        .target(name: "StompboxTestSupport", dependencies: ["StompboxDSP", "StompboxAudio"]),
         .executableTarget(name: "StompboxBench", dependencies: [
             "StompboxDSP", "StompboxAudio", "StompboxTestSupport",
             .product(name: "MallocInterposerSwift", package: "malloc-interposer"),

@@ -38,6 +38,7 @@ public struct LatencyControl: Sendable {
     }
 
     public let sampleRate: Double
+    public let blockSeconds: Double
     /// The margin wanted, in seconds.
     public private(set) var target: Double
     public var warmUp = 0.5
@@ -75,6 +76,7 @@ public struct LatencyControl: Sendable {
     public init(sampleRate: Double, target: Double, blockSeconds: Double) {
         self.sampleRate = sampleRate
         self.target = target
+        self.blockSeconds = blockSeconds
         dropoutError = max(0.004, 1.5 * blockSeconds)
     }
 
@@ -105,10 +107,14 @@ public struct LatencyControl: Sendable {
         let dt = max(0, min(0.5, now - lastTime))
         lastTime = now
         if correctNext {
-            // The output ran dry (the server said so): back to the target from what is there now.
+            // The server said the stream ran dry. Often the sink's own buffer still held enough
+            // and it rewound (nothing was heard); only a margin that really collapsed is a dropout.
             correctNext = false
-            clearHistory(now)
-            return correct(to: target, from: margin)
+            if margin < target - max(0.0015, blockSeconds / 2) {
+                dropouts += 1
+                clearHistory(now)
+                return correct(to: target, from: margin)
+            }
         }
         if !warmedUp {
             // Quick filter while nothing is steered yet.
@@ -164,8 +170,8 @@ public struct LatencyControl: Sendable {
         return .none
     }
 
-    /// The server reported that the output ran dry: the next observation sets the margin back
-    /// to the target in one step (the gap is already heard).
+    /// The server reported that the output ran dry: if the next observation finds the margin
+    /// collapsed, it is a dropout and the margin is set back to the target in one step.
     public mutating func outputRanDry() {
         correctNext = warmedUp
     }

@@ -501,17 +501,9 @@ final class LiveSession {
         }
     }
 
-    /// The server says the output ran dry.
+    /// The server says the output ran dry: the next block's margin tells whether it was heard.
     private func ranDry() {
-        let now = monotonicSeconds()
-        guard let first = firstBlockAt else { return }
-        control.outputRanDry()
-        if now - first > LiveSession.settleSeconds {
-            engine.noteUnderrun()
-            if let raised = engine.autoLatencyDropout(at: now) {
-                apply(control.retarget(raised / 1000))
-            }
-        }
+        if firstBlockAt != nil { control.outputRanDry() }
     }
 
     /// Demo riff: the output asks for data; keep it filled to the target.

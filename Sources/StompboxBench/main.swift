@@ -26,6 +26,8 @@ struct Options {
     var latencySeconds = 30.0
     var latencySettings: [LatencyBench.Setting] = []
     var latencyOnly = false
+    var servers: [AudioServerKind] = []
+    var driftSeconds = 60.0
 
     init(_ arguments: [String]) {
         var i = 1
@@ -41,6 +43,8 @@ struct Options {
             case "--no-sox": sox = false
             case "--no-latency": latency = false
             case "--latency-only": latencyOnly = true
+            case "--server": servers.append(AudioServerKind(rawValue: value()) ?? { fatal("--server takes pulseaudio or pipewire") }())
+            case "--drift-seconds": driftSeconds = Double(value()) ?? { fatal("--drift-seconds takes a number") }()
             case "--allocations-only": allocationsOnly = true; sox = false; latency = false
             case "--latency-seconds": latencySeconds = Double(value()) ?? { fatal("--latency-seconds takes a number") }()
             case "--latency-setting":
@@ -210,7 +214,8 @@ let options = Options(CommandLine.arguments)
 if options.latencyOnly {
     do {
         try LatencyBench.run(options.latencySettings.isEmpty ? LatencyBench.settings : options.latencySettings,
-                             seconds: options.latencySeconds)
+                             seconds: options.latencySeconds, driftSeconds: options.driftSeconds,
+                             servers: options.servers.isEmpty ? AudioServerKind.allCases : options.servers)
     } catch {
         fatal("latency bench: \(error)")
     }
@@ -304,7 +309,8 @@ if !options.allocationsOnly {
 if options.latency {
     do {
         try LatencyBench.run(options.latencySettings.isEmpty ? LatencyBench.settings : options.latencySettings,
-                             seconds: options.latencySeconds)
+                             seconds: options.latencySeconds, driftSeconds: options.driftSeconds,
+                             servers: options.servers.isEmpty ? AudioServerKind.allCases : options.servers)
     } catch { print("  latency bench failed: \(error)") }
 }
 

@@ -130,6 +130,19 @@ struct LatencyControlTests {
         plant.control.outputRanDry()
         plant.run(0.01)
         #expect(abs(plant.margin - 0.008) < 0.0006)
+        #expect(plant.control.dropouts == 1)
+    }
+
+    @Test func aDryReportWithTheMarginIntactChangesNothing() {
+        // The stream's queue touched empty while the sink's own buffer still held enough (the
+        // sink rewinds): nothing was heard, nothing is corrected or counted.
+        var plant = Plant(start: 0.008, drift: 0)
+        plant.run(5)
+        let actions = plant.actions.count
+        plant.control.outputRanDry()
+        plant.run(1)
+        #expect(plant.actions.count == actions)
+        #expect(plant.control.dropouts == 0)
     }
 
     @Test func retargetStepsAtOnce() {

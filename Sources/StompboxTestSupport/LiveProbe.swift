@@ -1,0 +1,223 @@
+import Foundation
+import StompboxAudio
+import StompboxDSP
+
+/// Measurements of the live loop through a real private server, shared by the live tests and
+/// `make bench`: never the engine's own word, always a recording.
+public enum LiveProbe {
+    /// One setting played through the scope (see `PrivatePulseServer`): noise into `guitar_in`,
+    /// the engine from `guitar_in.monitor` to `amp_out`, both sides in one recording.
+    public struct ScopeRun: CustomStringConvertible {
+        public var server: AudioServerKind
+        public var block: Int
+        public var requestedMs: Double
+        public var seconds: Double
+        /// End to end on the scope: time-weighted mean of the lags (ms).
+        public var measuredMs: Double
+        /// The engine's own figure, averaged over the take (ms).
+        public var reportedMs: Double
+        /// Windows where the output stopped matching the delayed input.
+        public var scopeDropouts: Int
+        public var underruns: Int
+        public var overruns: Int
+        /// The margin automatic latency settled on (ms).
+        public var settledTargetMs: Double
+        public var status: String
+
+        public var dropoutsPerMinute: Double { Double(scopeDropouts) * 60 / seconds }
+        public var description: String {
+            "\(server.rawValue) \(block)/\(LiveProbe.ms(requestedMs)): measured \(LiveProbe.f2(measuredMs)) ms, reported \(LiveProbe.f2(reportedMs)) ms, "
+                + "dropouts \(LiveProbe.f2(dropoutsPerMinute))/min (\(scopeDropouts) in \(Int(seconds)) s; engine \(underruns) underruns, \(overruns) overruns), "
+                + "settled margin \(LiveProbe.ms(settledTargetMs)) ms"
+        }
+    }
+
+    static func f2(_ x: Double) -> String { String(format: "%.2f", x) }
+    static func ms(_ x: Double) -> String { x == x.rounded() ? String(Int(x)) : String(format: "%.1f", x) }
+
+    /// Waits until the engine runs and reports a settled latency (its first figure comes once
+    /// the streams have settled), then half a second more.
+    @discardableResult
+    public static func waitSettled(_ engine: LiveEngine, timeout: Double = 10) -> Bool {
+        let start = Date()
+        while Date().timeIntervalSince(start) < timeout {
+            let s = engine.status()
+            if s.state == .running && s.latencyMs != nil {
+                Thread.sleep(forTimeInterval: 0.5)
+                return true
+            }
+            usleep(20_000)
+        }
+        return false
+    }
+
+    public static func settings(block: Int, latencyMs: Double, autoLatency: Bool = true) -> LiveSettings {
+        var live = LiveSettings()
+        live.input = .source("guitar_in.monitor")
+        live.output = "amp_out"
+        live.blockSize = block
+        live.latencyMs = latencyMs
+        live.autoLatency = autoLatency
+        return live
+    }
+
+    /// Plays `seconds` of noise through one setting and measures it on the scope.
+    public static func scope(_ server: PrivatePulseServer, block: Int, latencyMs: Double, seconds: Double,
+                             autoLatency: Bool = true) throws -> ScopeRun {
+        let engine = LiveEngine(chain: Chain(), settings: settings(block: block, latencyMs: latencyMs, autoLatency: autoLatency))
+        engine.start()
+        defer { engine.stop() }
+        guard waitSettled(engine) else {
+            throw PulseTestError.failed("block \(block)/\(latencyMs) ms on \(server.kind): the engine did not settle (\(engine.status().statusLine))")
+        }
+        let before = engine.status()
+        let recording = try server.startScopeRecording()
+        Thread.sleep(forTimeInterval: 0.3)
+        let rate = PrivatePulseServer.rate
+        let player = try server.play(Signal.noise(length: Int(seconds * Double(rate)), amplitude: 0.25, seed: 11))
+        var reported: [Double] = []
+        var target = before.targetLatencyMs ?? latencyMs
+        while player.isRunning {
+            Thread.sleep(forTimeInterval: 0.5)
+            let s = engine.status()
+            if let l = s.latencyMs { reported.append(l) }
+            if let t = s.targetLatencyMs { target = t }
+        }
+        Thread.sleep(forTimeInterval: 0.3)
+        let after = engine.status()
+        let (left, right) = recording.finish()
+        let meanReported = reported.isEmpty ? Double.nan : reported.reduce(0, +) / Double(reported.count)
+        var run = ScopeRun(server: server.kind, block: block, requestedMs: latencyMs, seconds: seconds, measuredMs: .nan,
+                           reportedMs: meanReported, scopeDropouts: Int.max,
+                           underruns: after.underruns - before.underruns, overruns: after.overruns - before.overruns,
+                           settledTargetMs: target, status: after.statusLine)
+        // From one second into the noise: the player joining the sink makes the server rewind
+        // (a guitar is not a new client), which is not the loop's doing.
+        // The reference lag comes from the first clean 100 ms window of several.
+        guard let noise = left.firstIndex(where: { abs($0) > 0.01 }),
+              let (onset, first) = [rate, 3 * rate / 2, 2 * rate].lazy
+                .compactMap({ start in ScopeAnalysis.delay(left, right, start: noise + start, window: 4_800, maxLag: 4_800).map { (noise + start, $0) } })
+                .first(where: { $0.1.correlation > 0.99 }) else {
+            return run
+        }
+        let analysed = min(left.count - onset, Int(seconds * Double(rate)) - (onset - noise)) - 9_600
+        let drops = ScopeAnalysis.dropouts(Array(left[onset..<(onset + analysed)]),
+                                           Array(right[onset..<min(right.count, onset + analysed + 9_600)]),
+                                           lag: first.lag, from: 0)
+        run.measuredMs = drops.meanLag * 1000 / Double(rate)
+        run.scopeDropouts = drops.count
+        run.seconds = Double(analysed) / Double(rate)
+        return run
+    }
+
+    /// A guitar interface on its own clock: a `PacedWriter` feeds a pipe source at
+    /// 48 kHz × (1 + ppm/10⁶) of the monotonic clock while the engine plays it into `amp_out`
+    /// (on the server's clock). The signal is a quiet sine with a marker click every 100 ms of
+    /// the source's time; each click's arrival in a recording of `amp_out.monitor`, against the
+    /// time it was due at the writer, gives the latency click by click (up to one constant).
+    public struct DriftRun: CustomStringConvertible {
+        public var ppm: Double
+        public var seconds: Double
+        /// Max − min of the click-by-click latency over the analysed span (ms).
+        public var latencyRangeMs: Double
+        /// Clicks found / expected in the analysed span.
+        public var clicks: Int
+        public var expectedClicks: Int
+        /// Gaps (2.5 ms with nothing in them) and jumps (a click more than 0.25 ms off its place).
+        public var gaps: Int
+        public var jumps: Int
+        public var underruns: Int
+        public var overruns: Int
+        /// The drift the engine reports it follows (ppm), and its latency figure.
+        public var reportedDriftPPM: Double?
+        public var reportedMs: Double?
+
+        public var dropouts: Int { gaps + jumps + (expectedClicks - clicks) }
+        public var description: String {
+            "drift \(ppm > 0 ? "+" : "")\(Int(ppm)) ppm: latency held within \(LiveProbe.f2(latencyRangeMs)) ms over \(Int(seconds)) s, "
+                + "\(dropouts) dropouts (gaps \(gaps), jumps \(jumps), clicks \(clicks)/\(expectedClicks); engine \(underruns) underruns, \(overruns) overruns), "
+                + "engine follows \(reportedDriftPPM.map { String(format: "%+.0f", $0) } ?? "no drift") ppm, reports \(reportedMs.map { String(format: "%.1f", $0) } ?? "-") ms"
+        }
+    }
+
+    public static let clickSpacing = 4_800
+
+    public static func drift(_ server: PrivatePulseServer, ppm: Double, seconds: Double, warmUp: Double = 8,
+                             block: Int = LiveSettings().blockSize, latencyMs: Double = LiveSettings().latencyMs) throws -> DriftRun {
+        let source = try server.loadPipeSource(name: "usb_guitar")
+        defer { try? server.unloadPipeSource(source) }
+        var live = settings(block: block, latencyMs: latencyMs)
+        live.input = .source(source.name)
+        let engine = LiveEngine(chain: Chain(), settings: live)
+        engine.start()
+        defer { engine.stop() }
+        let start = Date()
+        while engine.status().state != .running && Date().timeIntervalSince(start) < 5 { usleep(10_000) }
+        let recording = try server.startRecording(source: "amp_out.monitor")
+        // The writer after the engine's reader: a pipe source nobody records fills up.
+        let rate = Double(PrivatePulseServer.rate) * (1 + ppm / 1e6)
+        let spacing = clickSpacing
+        let writer = try PacedWriter(fifo: source.fifoPath, rate: rate) { first, buffer in
+            for i in 0..<buffer.count {
+                let n = first + i
+                let phase = Double(n % 48_000) * 440 / 48_000
+                buffer[i] = Float(0.1 * sin(2 * Double.pi * phase)) + (n % spacing == 0 ? 0.8 : 0)
+            }
+        }
+        let before = engine.status()
+        Thread.sleep(forTimeInterval: warmUp + seconds)
+        let after = engine.status()
+        writer.stop()
+        let out = recording.finishMono()
+        var run = DriftRun(ppm: ppm, seconds: seconds, latencyRangeMs: .infinity, clicks: 0, expectedClicks: 0, gaps: 0, jumps: 0,
+                           underruns: after.underruns - before.underruns, overruns: after.overruns - before.overruns,
+                           reportedDriftPPM: after.driftPPM, reportedMs: after.latencyMs)
+        // Clicks: peaks above the sine, located to a fraction of a sample.
+        var clicks: [Double] = []
+        var i = 1
+        while i < out.count - 1 {
+            if abs(out[i]) > 0.4 {
+                var best = i
+                var j = i
+                while j < min(out.count - 1, i + 48) { if abs(out[j]) > abs(out[best]) { best = j }; j += 1 }
+                let a = Double(abs(out[max(0, best - 1)])), b = Double(abs(out[best])), c = Double(abs(out[best + 1]))
+                let d = a - 2 * b + c
+                clicks.append(Double(best) + (d != 0 ? 0.5 * (a - c) / d : 0))
+                i = best + 480
+            } else {
+                i += 1
+            }
+        }
+        // The analysed span: after warm-up, the last `seconds` of the recording before the writer stopped.
+        let outRate = Double(PrivatePulseServer.rate)
+        guard let firstClick = clicks.first else { return run }
+        let spanStart = firstClick + warmUp * outRate
+        let spanEnd = spanStart + seconds * outRate
+        let span = clicks.filter { $0 >= spanStart && $0 < spanEnd }
+        guard let ref = span.first else { return run }
+        let expectedSpacing = Double(spacing) * outRate / rate
+        var latencies: [Double] = []
+        var previous: Double? = nil
+        for p in span {
+            let k = ((p - ref) / expectedSpacing).rounded()
+            latencies.append((p - ref - k * expectedSpacing) / outRate * 1000)
+            if let q = previous, abs((p - q) - expectedSpacing * ((p - q) / expectedSpacing).rounded()) > 12 { run.jumps += 1 }
+            previous = p
+        }
+        run.clicks = span.count
+        run.expectedClicks = Int(((spanEnd - spanStart) / expectedSpacing).rounded(.down))
+        run.latencyRangeMs = (latencies.max() ?? 0) - (latencies.min() ?? 0)
+        // Gaps: 2.5 ms windows without the sine in them.
+        var w = Int(spanStart)
+        var inGap = false
+        while w + 120 < min(out.count, Int(spanEnd)) {
+            var energy: Float = 0
+            for j in w..<(w + 120) { energy += out[j] * out[j] }
+            let silent = (energy / 120).squareRoot() < 0.02
+            if silent && !inGap { run.gaps += 1 }
+            inGap = silent
+            w += 120
+        }
+        return run
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import StompboxDSP
+import StompboxTestSupport
+import Testing
+@testable import StompboxAudio
+
+/// The live loop away from its default setting, on both servers, and with an input on its own
+/// clock or stalled. Real private servers; every figure comes from a recording.
+/// Serialized: the server's address is process-wide (`PULSE_SERVER`).
+@Suite(.serialized)
+struct LiveEngineSettingsTests {
+    /// (block, margin ms): the smallest block, the default, larger blocks, a large margin, and
+    /// the largest block with a margin below it.
+    static let sweep: [(Int, Double)] = [(64, 4), (LiveSettings().blockSize, LiveSettings().latencyMs), (256, 8), (128, 20), (512, 40), (1024, 8)]
+
+    /// A take of one setting is retaken (up to three times) when it had a dropout: this 2-core
+    /// machine is shared, and one scheduling hiccup is not the loop falling apart. Today's
+    /// failure modes (continuous crackle away from 128/11) fail every take.
+    static func sweep(_ kind: AudioServerKind) throws {
+        let server = try PrivatePulseServer(kind: kind)
+        try server.start()
+        defer { server.stop() }
+        for (block, ms) in sweep {
+            var takes: [LiveProbe.ScopeRun] = []
+            for _ in 0..<3 {
+                let run = try LiveProbe.scope(server, block: block, latencyMs: ms, seconds: 9)
+                takes.append(run)
+                print(run)
+                if run.scopeDropouts == 0 && run.underruns + run.overruns == 0 { break }
+            }
+            let best = takes.min { $0.scopeDropouts < $1.scopeDropouts }!
+            #expect(best.scopeDropouts == 0, "\(kind) \(block)/\(ms): \(takes.map(\.scopeDropouts)) dropouts in \(takes.count) takes")
+            // End to end: no more than the margin in force plus one block plus a few ms.
+            let blockMs = Double(block) / 48
+            #expect(best.measuredMs <= best.settledTargetMs + blockMs + 4, "\(best)")
+            // Honest: the engine's figure within 2 ms of the scope's.
+            #expect(abs(best.reportedMs - best.measuredMs) <= 2, "\(best)")
+        }
+    }
+
+    @Test(.enabled(if: AudioServerKind.pulseaudio.isAvailable, "\(AudioServerKind.pulseaudio.unavailableReason ?? "")"))
+    func everySettingPlaysCleanlyOnPulseAudio() throws { try Self.sweep(.pulseaudio) }
+
+    @Test(.disabled("open (issue 8): on PipeWire 0.3.65 the margin is not steady yet — automatic latency raises it to 14–24 ms and the reported latency reads up to 21 ms high at 1024 frames"),
+          .enabled(if: AudioServerKind.pipewire.isAvailable, "\(AudioServerKind.pipewire.unavailableReason ?? "")"))
+    func everySettingPlaysCleanlyOnPipeWire() throws { try Self.sweep(.pipewire) }
+
+    /// An interface whose crystal runs 300 ppm fast or slow against the output's: 60 s without a
+    /// dropout, the latency held within 1 ms, and the engine says which way the clock runs.
+    /// PulseAudio only: PipeWire 0.3.65's pipe source runs on the graph's own clock.
+    @Test(.disabled("open (issue 8): through a real pipe source the drift is not followed yet (±300 ppm: 14–37 ms latency swing, 19–28 dropouts a minute)"),
+          .enabled(if: AudioServerKind.pulseaudio.isAvailable, "\(AudioServerKind.pulseaudio.unavailableReason ?? "")"),
+          arguments: [300.0, -300.0])
+    func aDriftingInputIsFollowed(ppm: Double) throws {
+        let server = try PrivatePulseServer(kind: .pulseaudio)
+        try server.start()
+        defer { server.stop() }
+        var takes: [LiveProbe.DriftRun] = []
+        for _ in 0..<2 {
+            let run = try LiveProbe.drift(server, ppm: ppm, seconds: 60)
+            takes.append(run)
+            print(run)
+            if run.dropouts == 0 && run.latencyRangeMs <= 1 { break }
+        }
+        let best = takes.min { ($0.dropouts, $0.latencyRangeMs) < ($1.dropouts, $1.latencyRangeMs) }!
+        #expect(best.dropouts == 0, "\(best)")
+        #expect(best.latencyRangeMs <= 1, "\(best)")
+        #expect(best.expectedClicks > 500)
+        let followed = try #require(best.reportedDriftPPM, "the engine did not notice the drift: \(best)")
+        #expect(abs(followed - ppm) < 60, "\(best)")
+    }
+
+    /// The interface stops delivering (a hung USB device: reads would block for ever):
+    /// `stompbox run` says so, and SIGTERM still ends it within a second.
+    @Test(.enabled(if: AudioServerKind.pulseaudio.isAvailable, "\(AudioServerKind.pulseaudio.unavailableReason ?? "")"))
+    func aStalledInputNeverHangsRun() throws {
+        let server = try PrivatePulseServer(kind: .pulseaudio)
+        try server.start()
+        defer { server.stop() }
+        let source = try server.loadPipeSource(name: "usb_guitar")
+        let binary = try Self.stompbox()
+        let out = server.directory.appendingPathComponent("run.out").path
+        var env = ProcessInfo.processInfo.environment
+        env["PULSE_SERVER"] = server.address
+        let run = try Subprocess(binary, ["run", "--headless", "--input", source.name, "--output", "amp_out"],
+                                 environment: env, stdout: out)
+        defer { run.stop(SIGKILL) }
+        let start = Date()
+        while !((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").contains("state=running") && Date().timeIntervalSince(start) < 10 {
+            usleep(50_000)
+        }
+        let writer = try PacedWriter(fifo: source.fifoPath, rate: 48_000, looping: Signal.sine(frequency: 440, seconds: 0.1).map { $0 * 0.2 })
+        Thread.sleep(forTimeInterval: 2)
+        writer.stall()
+        Thread.sleep(forTimeInterval: 2)
+        #expect(run.isRunning)
+        let stopAt = Date()
+        kill(run.pid, SIGTERM)
+        var exited = false
+        while Date().timeIntervalSince(stopAt) < 3 {
+            if !run.isRunning { exited = true; break }
+            usleep(10_000)
+        }
+        let took = Date().timeIntervalSince(stopAt)
+        print("stalled input: run ended \(String(format: "%.3f", took)) s after SIGTERM")
+        #expect(exited && took < 1, "run still going \(took) s after SIGTERM")
+        #expect(run.wait() == 0)
+        let lines = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        #expect(lines.contains("state=running"))
+        writer.stop()
+    }
+
+    static func stompbox() throws -> String {
+        var folders: [URL] = []
+        if let exe = Bundle.main.executableURL { folders.append(exe.deletingLastPathComponent()) }
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            folders.append(bundle.bundleURL.deletingLastPathComponent())
+        }
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        folders.append(root.appendingPathComponent(".build/debug"))
+        for folder in folders {
+            let path = folder.appendingPathComponent("stompbox").path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        throw PulseTestError.missing("the stompbox executable (build it first: swift build --build-tests)")
+    }
+}
