@@ -17,8 +17,8 @@ LIVE_TESTS := LiveEngine|PrivateServerTests
 
 test: deps-test check-swift
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --skip $(LIVE_TESTS)
-	$(SWIFT) test --skip-build --no-parallel --filter $(LIVE_TESTS)
+	$(SWIFT) test --skip-build --skip '$(LIVE_TESTS)'
+	$(SWIFT) test --skip-build --no-parallel --filter '$(LIVE_TESTS)'
 
 bench: deps-test check-swift
 	$(SWIFT) build -c release --product StompboxBench
