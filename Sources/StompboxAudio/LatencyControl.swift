@@ -18,7 +18,8 @@ import Foundation
 ///   or two sinks on one server clock) never drifts, so the chain's output reaches the output
 ///   bit for bit.
 /// - **Following**: once the margin leaves the dead band, the input is on another clock. The
-///   resampler is engaged for the rest of the session, its ratio starting from the drift rate
+///   resampler is engaged for the rest of the session (only after six steady seconds in which
+///   the margin kept moving the same way at the same speed), its ratio starting from the drift rate
 ///   measured so far (the margin's slope), then steered by a PI loop (critically damped,
 ///   time constant `timeConstant`, limited to ±`maximumCorrection`) that holds the level where
 ///   it was. A quick move of the level (another client joined the device) is a step, not
@@ -64,11 +65,11 @@ public struct LatencyControl: Sendable {
     private var referenceLatched = false
     public var stepThreshold = 0.0004
     private var integral = 0.0
-    /// The filtered margin every 0.1 s over the last 3 s, for the slope (drift) estimate.
-    private var history = InlineArray<30, Double>(repeating: 0)
+    /// The filtered margin every 0.1 s over the last 6 s, for the slope (drift) estimate.
+    private var history = InlineArray<60, Double>(repeating: 0)
     private var historyCount = 0
     private var lastHistoryTime = 0.0
-    private static let historyLength = 30
+    private static let historyLength = 60
     private static let historyInterval = 0.1
 
     /// `blockSeconds` sets how far off a margin must be to count as a dropout: more than a block
@@ -153,11 +154,21 @@ public struct LatencyControl: Sendable {
                 reference = sum / 10
                 referenceLatched = true
             }
-            // Drift: the level leaves the band around where it settled, slowly, after a steady
-            // second, and is not a jump (the raw margin far off: a dropout on its way).
-            guard abs(m - reference) > deadBand, abs(margin - target) < dropoutError else { return .none }
+            // Drift: the level has left the band around where it settled, and it keeps moving the
+            // same way at the same speed: over six steady seconds both halves slope alike (a
+            // server settling into new buffering moves once and stops; a clock keeps going).
+            // Not a jump either (the raw margin far off: a dropout on its way).
+            guard abs(m - reference) > deadBand, abs(margin - target) < dropoutError,
+                  historyCount == Self.historyLength else { return .none }
+            let early = slope(0..<(Self.historyLength / 2)), late = slope((Self.historyLength / 2)..<Self.historyLength)
+            guard abs(early) > 30e-6, abs(late) > 30e-6, (early > 0) == (late > 0),
+                  max(abs(early), abs(late)) < 2 * min(abs(early), abs(late)) else {
+                // Moved, but not like a clock: centre the band where it is now.
+                clearHistory(now)
+                return .none
+            }
             following = true
-            integral = slope() / ki
+            integral = slope(0..<historyCount) / ki
         }
         // Hold the level where it was: no pitch bend to pull it back to the nominal target.
         let error = m - reference
@@ -210,12 +221,12 @@ public struct LatencyControl: Sendable {
         historyCount += 1
     }
 
-    /// Least-squares slope of the remembered margins (seconds per second): the drift.
-    private func slope() -> Double {
-        guard historyCount >= 5 else { return 0 }
-        let n = Double(historyCount)
+    /// Least-squares slope of the remembered margins in `range` (seconds per second): the drift.
+    private func slope(_ range: Range<Int>) -> Double {
+        guard range.count >= 5 else { return 0 }
+        let n = Double(range.count)
         var sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0
-        for i in 0..<historyCount {
+        for i in range {
             let x = Double(i) * Self.historyInterval
             sx += x; sy += history[i]; sxx += x * x; sxy += x * history[i]
         }

@@ -92,6 +92,9 @@ struct LatencyControlTests {
         plant.margin += 0.002
         plant.run(10)
         plant.margin += 0.0007
+        plant.run(10)
+        // …and a slow settle: 0.75 ms over 2 s, then still.
+        for _ in 0..<20 { plant.margin += 0.0000375; plant.run(0.1) }
         plant.run(30)
         #expect(!plant.control.following)
         #expect(plant.ratios.allSatisfy { $0 == 1 })
