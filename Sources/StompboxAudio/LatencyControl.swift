@@ -25,7 +25,8 @@ import Foundation
 ///   it was. A quick move of the level (another client joined the device) is a step, not
 ///   drift: the band is centred again where it settles.
 /// - **Dropout**: a margin far outside the target (the output ran dry, or the loop fell behind
-///   and input piled up) is corrected at once, and reported so automatic latency can react.
+///   and input piled up) is set back with one correction once the spell is over (see
+///   `observe`), and counted so automatic latency can react.
 ///
 /// Pure arithmetic on numbers the session measures: no allocation, safe on the audio thread.
 public struct LatencyControl: Sendable {
@@ -91,12 +92,42 @@ public struct LatencyControl: Sendable {
         return step > 0 ? .insertSilence(frames(step)) : step < 0 ? .dropInput(frames(-step)) : .none
     }
 
-    /// Margin corrections made because the margin was far off (dropouts this object found;
-    /// the output running dry is reported by the server and counted by the session).
-    public private(set) var dropouts = 0
+    /// Dropouts found: the output queue ran empty (an underrun: a gap was heard), or input piled
+    /// up behind a late loop and had to be dropped (an overrun). One late burst of input is one
+    /// dropout, however many readings it spans.
+    public private(set) var underruns = 0
+    public private(set) var overruns = 0
+    public var dropouts: Int { underruns + overruns }
+
+    /// How long a margin must stay far off before it is corrected, and how long the readings
+    /// after a starved spell are watched before the level is set again (seconds).
+    public var hold: Double { max(0.05, 2.5 * blockSeconds) }
+
+    /// How long a margin that crept far above the target may stay there (seconds).
+    public static let creptHold = 4.0
+
+    /// Since when the margin has been far below the target (the output starving), if it is.
+    private var starvedSince: Double?
+    private var starvedCounted = false
+    /// Since when the margin has been back after starving, or far above the target.
+    private var recoveringSince: Double?
+    private var highSince: Double?
+    private var creptSince: Double?
+    /// The lowest margin read since `recoveringSince` / `highSince`.
+    private var spellMinimum = Double.infinity
 
     /// Feeds the margin measured when a block was written (seconds) at time `now` (seconds,
     /// monotonic). Returns what to do about it.
+    ///
+    /// A margin far off is handled as a spell, not reading by reading. A server that hands the
+    /// input over late (PipeWire's pulse server does, by several periods at a time) starves the
+    /// output and then delivers everything at once: putting silence in while it is late would
+    /// only add latency once the input arrives. So a starved output is left alone for `hold`
+    /// (only counted, if its queue really ran empty); once the input is back, the lowest margin
+    /// of the next `hold` seconds says where the level is, and one correction sets it back to the
+    /// target (a server that stopped reading while starved now holds the gap as extra latency).
+    /// A margin that stays far below for `hold` gets silence; one that stays far above gets its
+    /// excess dropped.
     public mutating func observe(margin: Double, at now: Double) -> Action {
         guard margin.isFinite else { return .none }
         guard let t0 = start, let previous = filteredMargin else {
@@ -107,16 +138,6 @@ public struct LatencyControl: Sendable {
         }
         let dt = max(0, min(0.5, now - lastTime))
         lastTime = now
-        if correctNext {
-            // The server said the stream ran dry. Often the sink's own buffer still held enough
-            // and it rewound (nothing was heard); only a margin that really collapsed is a dropout.
-            correctNext = false
-            if margin < target - max(0.0015, blockSeconds / 2) {
-                dropouts += 1
-                clearHistory(now)
-                return correct(to: target, from: margin)
-            }
-        }
         if !warmedUp {
             // Quick filter while nothing is steered yet.
             let m = previous + (1 - exp(-dt / 0.1)) * (margin - previous)
@@ -126,15 +147,75 @@ public struct LatencyControl: Sendable {
             lastHistoryTime = now
             return correct(to: target, from: m)
         }
-        let m = previous + (1 - exp(-dt / 0.3)) * (margin - previous)
-        filteredMargin = m
 
-        if abs(m - target) > dropoutError && abs(margin - target) > dropoutError {
-            // Far off: input piled up behind a late loop, or the output is about to run dry.
-            dropouts += 1
-            clearHistory(now)
+        // Starving: the queue in front of the block has shrunk far below the target, or the
+        // server said it ran dry and the margin shows it.
+        let ranDry = correctNext && margin < target - max(0.0015, blockSeconds / 2)
+        correctNext = false
+        if margin < target - dropoutError || ranDry {
+            highSince = nil
+            recoveringSince = nil
+            if starvedSince == nil {
+                starvedSince = now
+                starvedCounted = false
+                clearHistory(now)
+            }
+            if !starvedCounted && (margin <= 0 || ranDry) {
+                // The queue was empty when this block came: the output played a gap.
+                starvedCounted = true
+                underruns += 1
+            }
+            guard now - starvedSince! >= hold else { return .none }
+            // Still starving after `hold`: not a late burst but a level that dropped.
+            starvedSince = nil
             return correct(to: target, from: margin)
         }
+        if starvedSince != nil {
+            starvedSince = nil
+            recoveringSince = now
+            spellMinimum = margin
+            return .none
+        }
+        if let since = recoveringSince {
+            spellMinimum = min(spellMinimum, margin)
+            guard now - since >= hold else { return .none }
+            recoveringSince = nil
+            filteredMargin = spellMinimum
+            clearHistory(now)
+            return abs(spellMinimum - target) > deadBand ? correct(to: target, from: spellMinimum) : .none
+        }
+        if margin > target + dropoutError && previous < target + dropoutError / 2 {
+            // The level jumped up: input piled up behind a late loop or server. Drop the excess
+            // once it has stayed for `hold`, down to where its lowest reading puts the target.
+            if highSince == nil {
+                highSince = now
+                spellMinimum = margin
+                return .none
+            }
+            spellMinimum = min(spellMinimum, margin)
+            guard now - highSince! >= hold else { return .none }
+            highSince = nil
+            guard spellMinimum > target + dropoutError else { return .none }
+            overruns += 1
+            clearHistory(now)
+            return correct(to: target, from: spellMinimum)
+        }
+        if previous > target + dropoutError {
+            // Crept up and stayed up (a server's own adaptive buffering can hand a few ms back
+            // and forth for a few seconds when a stream joins; that comes back by itself, so
+            // only a level that stays high this long is cut back).
+            if creptSince == nil { creptSince = now }
+            if now - creptSince! >= LatencyControl.creptHold {
+                creptSince = nil
+                overruns += 1
+                clearHistory(now)
+                return correct(to: target, from: previous)
+            }
+        } else {
+            creptSince = nil
+        }
+        let m = previous + (1 - exp(-dt / 0.3)) * (margin - previous)
+        filteredMargin = m
 
         if !following {
             remember(m, at: now)

@@ -102,12 +102,18 @@ final class LiveSession {
     private var firstBlockAt: Double?
     private var dryReports = 0
     private var countedControlDropouts = 0
+    private var countedOverruns = 0
+    /// The output's peak over the last quarter second or so (decaying block by block).
+    private var recentPeak: Float = 0
+    private let peakDecay: Float
     private var stalled = false
     private var riffPosition = 0
 
     /// Corrections in the first seconds after sound starts flowing are the server settling
     /// (an idle sink renders ahead, then catches up): mended, not counted as dropouts.
     static let settleSeconds = 2.5
+    /// −70 dBFS: below this a dropout cannot be heard.
+    static let audibleLevel: Float = 3.2e-4
 
     init(engine: LiveEngine, connection: PulseConnection, settings: LiveSettings, generation: Int,
          source: PulseDeviceInfo?, sink: PulseDeviceInfo, restartTiming: Bool, buffers: LiveBuffers,
@@ -124,6 +130,7 @@ final class LiveSession {
         rate = Double(settings.sampleRate)
         block = min(LiveBuffers.maximumBlock, max(1, settings.blockSize))
         blockSeconds = Double(block) / rate
+        peakDecay = Float(exp(-blockSeconds / 0.25))
         inChannels = source?.channels ?? 1
         outChannels = min(LiveBuffers.maximumChannels, sink.channels)
         channel = settings.inputChannel - 1
@@ -132,8 +139,8 @@ final class LiveSession {
 
     private var selfPointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
-    private func errorText() -> String {
-        guard let ctx = connection.context else { return "no connection" }
+    private func errorText(record: Bool = false) -> String {
+        guard let ctx = record ? connection.recordContext : connection.context else { return "no connection" }
         return String(cString: pa_strerror(pa_context_errno(ctx)))
     }
 
@@ -144,8 +151,8 @@ final class LiveSession {
                           | PA_STREAM_AUTO_TIMING_UPDATE.rawValue | PA_STREAM_DONT_MOVE.rawValue)
     }
 
-    private func newStream(_ name: String, _ device: PulseDeviceInfo) -> OpaquePointer? {
-        guard let ctx = connection.context else { return nil }
+    private func newStream(_ name: String, _ device: PulseDeviceInfo, record: Bool) -> OpaquePointer? {
+        guard let ctx = record ? connection.recordContext : connection.context else { return nil }
         var spec = pa_sample_spec(format: PA_SAMPLE_FLOAT32LE, rate: UInt32(settings.sampleRate), channels: UInt8(device.channels))
         var map = device.channelMap
         return pa_stream_new(ctx, name, &spec, &map)
@@ -187,7 +194,7 @@ final class LiveSession {
         // the stream plays again as soon as we write.
         var playAttr = pa_buffer_attr(maxlength: none, tlength: UInt32(targetFrames + block) * frameOut,
                                       prebuf: UInt32(block) * frameOut, minreq: UInt32(block) * frameOut, fragsize: none)
-        guard let p = newStream("amp out", sink) else {
+        guard let p = newStream("amp out", sink, record: false) else {
             return .failed(.waitingForOutput, "cannot play to \(sink.name): \(errorText())")
         }
         playback = p
@@ -197,14 +204,14 @@ final class LiveSession {
             // Capture: deliver one block at a time (fragsize), the source's latency set to it.
             var recordAttr = pa_buffer_attr(maxlength: none, tlength: none, prebuf: none, minreq: none,
                                             fragsize: UInt32(block * 4 * inChannels))
-            guard let r = newStream("guitar in", source) else {
-                return .failed(.waitingForInput, "cannot record from \(source.name): \(errorText())")
+            guard let r = newStream("guitar in", source, record: true) else {
+                return .failed(.waitingForInput, "cannot record from \(source.name): \(errorText(record: true))")
             }
             record = r
             pa_stream_set_read_callback(r, LiveSession.readCallback, selfPointer)
             if pa_stream_connect_record(r, source.name, &recordAttr, flags) < 0 || !waitReady(r) {
                 if let stop = interruption() { return stop }
-                return .failed(.waitingForInput, "cannot record from \(source.name): \(errorText())")
+                return .failed(.waitingForInput, "cannot record from \(source.name): \(errorText(record: true))")
             }
         }
         if pa_stream_connect_playback(p, sink.name, &playAttr, flags, nil, nil) < 0 || !waitReady(p) {
@@ -324,6 +331,9 @@ final class LiveSession {
         while fillBlock() {
             let out = UnsafeMutableBufferPointer(start: buffers.mono.baseAddress, count: block)
             chain.process(out)
+            var peak: Float = 0
+            for x in out { peak = max(peak, abs(x)) }
+            recentPeak = max(peak, recentPeak * peakDecay)
             write(out)
             filled = 0
             observe()
@@ -460,10 +470,16 @@ final class LiveSession {
         }
         var action = control.observe(margin: margin, at: now)
         if control.dropouts != countedControlDropouts {
+            let overran = control.overruns != countedOverruns
             countedControlDropouts = control.dropouts
-            if settled {
-                if case .dropInput = action { engine.noteOverrun() } else { engine.noteUnderrun() }
-                if let raised = engine.autoLatencyDropout(at: now) {
+            countedOverruns = control.overruns
+            // A gap in silence is heard by nobody (an idle guitar, a device that only just
+            // woke up): mended, but neither counted nor a reason to raise the latency.
+            // Automatic latency answers gaps in the output (underruns): dropping input that piled
+            // up is a glitch too, but a larger margin would not have prevented it.
+            if settled && recentPeak > LiveSession.audibleLevel {
+                if overran { engine.noteOverrun() } else { engine.noteUnderrun() }
+                if !overran, let raised = engine.autoLatencyDropout(at: now) {
                     action = combine(action, control.retarget(raised / 1000))
                 }
             }

@@ -36,6 +36,8 @@ let invalidPulseIndex = UInt32.max
 final class PulseConnection {
     let mainloop: OpaquePointer
     private(set) var context: OpaquePointer?
+    /// The record stream's own connection (see `connect`).
+    private(set) var recordContext: OpaquePointer?
 
     /// Raised by the device watch: the watched source or sink was removed.
     private(set) var inputRemoved = false
@@ -70,27 +72,35 @@ final class PulseConnection {
     }
 
     var isConnected: Bool {
-        guard let context else { return false }
-        return pa_context_get_state(context) == PA_CONTEXT_READY
+        guard let context, let recordContext else { return false }
+        return pa_context_get_state(context) == PA_CONTEXT_READY && pa_context_get_state(recordContext) == PA_CONTEXT_READY
     }
 
     /// Connects (again) to the server named by `PULSE_SERVER` or the default one and subscribes
     /// to source and sink events. Never autospawns. Gives up after `timeout` seconds or when
     /// `cancelled` says so.
+    ///
+    /// Two connections are opened: the record stream has one of its own. PipeWire's pulse
+    /// server (0.3.65) holds back a client's capture data, by up to 40 ms at a time, while the
+    /// same connection carries a playback stream's block-by-block writes; with the capture on a
+    /// connection of its own it arrives every period (measured: 0 late deliveries in 17 s,
+    /// against hundreds on one connection). PulseAudio does not mind either way.
     func connect(name: String, timeout: Double, cancelled: () -> Bool) -> Bool {
         disconnect()
-        guard let ctx = pa_context_new(pa_mainloop_get_api(mainloop), name) else { return false }
+        let api = pa_mainloop_get_api(mainloop)
+        guard let ctx = pa_context_new(api, name), let rec = pa_context_new(api, name + " (input)") else { return false }
         context = ctx
+        recordContext = rec
         pa_context_set_subscribe_callback(ctx, PulseConnection.subscribeCallback, selfPointer)
-        if pa_context_connect(ctx, nil, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
+        if pa_context_connect(ctx, nil, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 || pa_context_connect(rec, nil, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
             disconnect()
             return false
         }
         let deadline = monotonicSeconds() + timeout
         while true {
-            let state = pa_context_get_state(ctx)
-            if state == PA_CONTEXT_READY { break }
-            if state == PA_CONTEXT_FAILED || state == PA_CONTEXT_TERMINATED || cancelled() || monotonicSeconds() > deadline {
+            let states = [pa_context_get_state(ctx), pa_context_get_state(rec)]
+            if states.allSatisfy({ $0 == PA_CONTEXT_READY }) { break }
+            if states.contains(where: { $0 == PA_CONTEXT_FAILED || $0 == PA_CONTEXT_TERMINATED }) || cancelled() || monotonicSeconds() > deadline {
                 disconnect()
                 return false
             }
@@ -102,6 +112,11 @@ final class PulseConnection {
     }
 
     func disconnect() {
+        if let rec = recordContext {
+            pa_context_disconnect(rec)
+            pa_context_unref(rec)
+            recordContext = nil
+        }
         guard let ctx = context else { return }
         pa_context_set_subscribe_callback(ctx, nil, nil)
         pa_context_set_state_callback(ctx, nil, nil)

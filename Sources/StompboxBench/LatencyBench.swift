@@ -35,15 +35,18 @@ enum LatencyBench {
                 print("latency bench on \(kind): skipped, \(kind.unavailableReason ?? "not installed")")
                 continue
             }
-            let server = try PrivatePulseServer(kind: kind)
-            try server.start()
-            defer { server.stop() }
-            print("live loop on \(kind) (\(seconds) s of noise per setting, block/margin ms):")
+            print("live loop on \(kind) (\(seconds) s of noise per setting, block/margin ms; a fresh server each):")
             for setting in settings {
+                let server = try PrivatePulseServer(kind: kind)
+                try server.start()
+                defer { server.stop() }
                 print("  " + String(describing: try LiveProbe.scope(server, block: setting.block, latencyMs: setting.latencyMs, seconds: seconds)))
                 fflush(stdout)
             }
             guard kind.pipeSourceRunsOnWriterClock, driftSeconds > 0 else { continue }
+            let server = try PrivatePulseServer(kind: kind)
+            try server.start()
+            defer { server.stop() }
             for ppm in [300.0, -300.0] {
                 print("  " + String(describing: try LiveProbe.drift(server, ppm: ppm, seconds: driftSeconds)))
                 fflush(stdout)

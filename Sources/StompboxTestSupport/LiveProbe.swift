@@ -131,12 +131,16 @@ public enum LiveProbe {
         /// The drift the engine reports it follows (ppm), and its latency figure.
         public var reportedDriftPPM: Double?
         public var reportedMs: Double?
+        /// What the writer (the interface) did: samples the FIFO refused, and its rate as measured.
+        public var writerDropped = 0
+        public var writerRate: Double?
 
         public var dropouts: Int { gaps + jumps + (expectedClicks - clicks) }
         public var description: String {
             "drift \(ppm > 0 ? "+" : "")\(Int(ppm)) ppm: latency held within \(LiveProbe.f2(latencyRangeMs)) ms over \(Int(seconds)) s, "
                 + "\(dropouts) dropouts (gaps \(gaps), jumps \(jumps), clicks \(clicks)/\(expectedClicks); engine \(underruns) underruns, \(overruns) overruns), "
-                + "engine follows \(reportedDriftPPM.map { String(format: "%+.0f", $0) } ?? "no drift") ppm, reports \(reportedMs.map { String(format: "%.1f", $0) } ?? "-") ms"
+                + "engine follows \(reportedDriftPPM.map { String(format: "%+.0f", $0) } ?? "no drift") ppm, reports \(reportedMs.map { String(format: "%.1f", $0) } ?? "-") ms; "
+                + "writer at \(writerRate.map { String(format: "%+.1f", ($0 / Double(PrivatePulseServer.rate) - 1) * 1e6) } ?? "?") ppm, \(writerDropped) samples refused"
         }
     }
 
@@ -165,13 +169,16 @@ public enum LiveProbe {
             }
         }
         let before = engine.status()
-        Thread.sleep(forTimeInterval: warmUp + seconds)
+        // The output lags the writer (an idle sink first renders ahead): play on for a few
+        // seconds after the analysed span so the recording holds all of it.
+        Thread.sleep(forTimeInterval: warmUp + seconds + 3)
         let after = engine.status()
         writer.stop()
         let out = recording.finishMono()
         var run = DriftRun(ppm: ppm, seconds: seconds, latencyRangeMs: .infinity, clicks: 0, expectedClicks: 0, gaps: 0, jumps: 0,
                            underruns: after.underruns - before.underruns, overruns: after.overruns - before.overruns,
-                           reportedDriftPPM: after.driftPPM, reportedMs: after.latencyMs)
+                           reportedDriftPPM: after.driftPPM, reportedMs: after.latencyMs,
+                           writerDropped: writer.droppedSamples, writerRate: writer.measuredRate())
         // Clicks: peaks above the sine, located to a fraction of a sample.
         var clicks: [Double] = []
         var i = 1
@@ -192,7 +199,7 @@ public enum LiveProbe {
         let outRate = Double(PrivatePulseServer.rate)
         guard let firstClick = clicks.first else { return run }
         let spanStart = firstClick + warmUp * outRate
-        let spanEnd = spanStart + seconds * outRate
+        let spanEnd = min(spanStart + seconds * outRate, Double(out.count) - Double(spacing))
         let span = clicks.filter { $0 >= spanStart && $0 < spanEnd }
         guard let ref = span.first else { return run }
         let expectedSpacing = Double(spacing) * outRate / rate

@@ -126,14 +126,61 @@ struct LatencyControlTests {
         #expect(!plant.control.following)
     }
 
-    @Test func runningDryIsCorrectedFromTheNextReading() {
+    @Test func aStarvedOutputIsCountedOnceAndMendedAfterTheHold() {
         var plant = Plant(start: 0.008, drift: 0)
         plant.run(5)
         plant.margin = 0.0015
         plant.control.outputRanDry()
+        // Counted at once, but left alone for `hold`: a late server may still deliver the rest.
         plant.run(0.01)
-        #expect(abs(plant.margin - 0.008) < 0.0006)
+        #expect(plant.control.underruns == 1)
+        #expect(abs(plant.margin - 0.0015) < 0.0003)
+        // Still starving after the hold: a level that dropped; silence sets it back.
+        plant.run(0.2)
+        #expect(abs(plant.margin - 0.008) < 0.0006, "margin \(plant.margin)")
+        #expect(plant.control.underruns == 1 && plant.control.overruns == 0)
+        plant.run(5)
         #expect(plant.control.dropouts == 1)
+        #expect(!plant.control.following)
+    }
+
+    @Test func aLateBurstIsOneDropoutAndTheHeldGapIsDropped() {
+        // PipeWire's pulse server holds the input back for 30 ms and then hands it over at once;
+        // the output ran empty meanwhile and the server stopped reading until it was refilled,
+        // so afterwards the queue holds the gap as extra latency.
+        var plant = Plant(start: 0.008, drift: 0)
+        plant.run(5)
+        let before = plant.actions.count
+        var t = plant.time
+        for m in [0.004, 0.001, -0.002] {
+            t += plant.blockSeconds * 4
+            _ = plant.control.observe(margin: m, at: t)
+        }
+        #expect(plant.control.underruns == 1)
+        #expect(plant.actions.count == before, "nothing is corrected while the input is late")
+        plant.time = t
+        plant.margin = 0.030
+        plant.run(2)
+        #expect(plant.control.underruns == 1 && plant.control.overruns == 0)
+        let actions = Array(plant.actions.dropFirst(before))
+        guard actions.count == 1, case .dropInput(let n) = actions[0] else {
+            Issue.record("expected one drop of the held gap, got \(actions)")
+            return
+        }
+        #expect(abs(n - 1056) < 50)
+        #expect(abs(plant.margin - 0.008) < 0.0006)
+        #expect(!plant.control.following)
+    }
+
+    @Test func aMarginThatCreptHighIsCutBackOnce() {
+        // The server's own buffering handed 6 ms more to the queue and kept it: after
+        // `creptHold` seconds the excess goes, counted as one overrun.
+        var plant = Plant(start: 0.008, drift: 0)
+        plant.run(5)
+        for _ in 0..<12 { plant.margin += 0.0005; plant.run(0.1) }
+        plant.run(LatencyControl.creptHold + 1)
+        #expect(abs(plant.margin - 0.008) < 0.0006, "margin \(plant.margin)")
+        #expect(plant.control.overruns == 1 && plant.control.underruns == 0)
     }
 
     @Test func aDryReportWithTheMarginIntactChangesNothing() {
