@@ -37,9 +37,14 @@ struct LiveEngineSettingsTests {
             // End to end: no more than the margin in force plus one block plus a few ms.
             let blockMs = Double(block) / 48
             #expect(best.measuredMs <= best.settledTargetMs + blockMs + 4, "\(best)")
-            // Honest: the engine's figure within 2 ms (or 10 %) of the scope's. (PipeWire's
-            // pulse server reports its latencies 0.3–2.4 ms high, more at large blocks.)
-            #expect(abs(best.reportedMs - best.measuredMs) <= max(2, 0.1 * best.measuredMs), "\(best)")
+            // Honest: the engine's figure within 2 ms of the scope's (the issue's bar).
+            if kind == .pipewire {
+                withKnownIssue("open (issue 8): PipeWire's pulse server reports its stream latencies 0.3–2.4 ms high (more at large blocks; its sink and source latencies read 0)", isIntermittent: true) {
+                    #expect(abs(best.reportedMs - best.measuredMs) <= 2, "\(best)")
+                }
+            } else {
+                #expect(abs(best.reportedMs - best.measuredMs) <= 2, "\(best)")
+            }
         }
     }
 
