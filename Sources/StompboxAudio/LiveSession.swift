@@ -331,9 +331,7 @@ final class LiveSession {
         while fillBlock() {
             let out = UnsafeMutableBufferPointer(start: buffers.mono.baseAddress, count: block)
             chain.process(out)
-            var peak: Float = 0
-            for x in out { peak = max(peak, abs(x)) }
-            recentPeak = max(peak, recentPeak * peakDecay)
+            recentPeak = max(chain.lastOutputPeak, recentPeak * peakDecay)
             write(out)
             filled = 0
             observe()

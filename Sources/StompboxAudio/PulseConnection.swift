@@ -88,8 +88,12 @@ final class PulseConnection {
     func connect(name: String, timeout: Double, cancelled: () -> Bool) -> Bool {
         disconnect()
         let api = pa_mainloop_get_api(mainloop)
-        guard let ctx = pa_context_new(api, name), let rec = pa_context_new(api, name + " (input)") else { return false }
+        guard let ctx = pa_context_new(api, name) else { return false }
         context = ctx
+        guard let rec = pa_context_new(api, name + " (input)") else {
+            disconnect()
+            return false
+        }
         recordContext = rec
         pa_context_set_subscribe_callback(ctx, PulseConnection.subscribeCallback, selfPointer)
         if pa_context_connect(ctx, nil, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 || pa_context_connect(rec, nil, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
@@ -98,9 +102,10 @@ final class PulseConnection {
         }
         let deadline = monotonicSeconds() + timeout
         while true {
-            let states = [pa_context_get_state(ctx), pa_context_get_state(rec)]
-            if states.allSatisfy({ $0 == PA_CONTEXT_READY }) { break }
-            if states.contains(where: { $0 == PA_CONTEXT_FAILED || $0 == PA_CONTEXT_TERMINATED }) || cancelled() || monotonicSeconds() > deadline {
+            let a = pa_context_get_state(ctx), b = pa_context_get_state(rec)
+            if a == PA_CONTEXT_READY && b == PA_CONTEXT_READY { break }
+            func ended(_ s: pa_context_state_t) -> Bool { s == PA_CONTEXT_FAILED || s == PA_CONTEXT_TERMINATED }
+            if ended(a) || ended(b) || cancelled() || monotonicSeconds() > deadline {
                 disconnect()
                 return false
             }

@@ -89,10 +89,15 @@ public final class Chain {
         }
     }
 
+    /// The output peak (linear) of the last `process` call, as the limiter measured it.
+    /// Audio thread only (the UI reads `controls.meters`).
+    public private(set) var lastOutputPeak: Float = 0
+
     /// Processes `buffer` in place; any length (split into blocks of at most `maximumBlockSize`).
     /// Audio thread: allocation- and lock-free.
     public func process(_ buffer: UnsafeMutableBufferPointer<Float>) {
         precondition(maximumBlockSize > 0, "Chain.prepare was not called")
+        lastOutputPeak = 0
         guard let base = buffer.baseAddress else { return }
         var start = 0
         while start < buffer.count {
@@ -152,7 +157,9 @@ public final class Chain {
             for i in block.indices { block[i] *= g }
         }
         outputGain = gain
-        controls.meters.note(output: limiter.process(block))
+        let peak = limiter.process(block)
+        lastOutputPeak = max(lastOutputPeak, peak)
+        controls.meters.note(output: peak)
     }
 
     private func withSlot(_ kind: EffectKind, _ body: (inout PedalSlot) -> Void) {

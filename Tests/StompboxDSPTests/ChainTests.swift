@@ -36,6 +36,20 @@ import StompboxTestSupport
         #expect(Measure.largestStep(y) < 0.0125)
     }
 
+    @Test func lastOutputPeakIsTheLastCallsOutputPeak() {
+        // 600 samples: split into blocks of 256, the peak is over all of them.
+        let c = chain([.outputGain: -6])
+        var x = Signal.sine(frequency: 220, seconds: 600.0 / testRate, amplitude: 0.05)
+        x[500] = 0.6
+        var y = x
+        y.withUnsafeMutableBufferPointer { c.process($0) }
+        #expect(c.lastOutputPeak == y.map(abs).max()!)
+        #expect(c.lastOutputPeak > 0.29 && c.lastOutputPeak < 0.31)
+        var quiet = [Float](repeating: 0.01, count: 128)
+        quiet.withUnsafeMutableBufferPointer { c.process($0) }
+        #expect(c.lastOutputPeak < 0.02, "the previous call's peak is not carried over")
+    }
+
     @Test func metersReportInputAndOutputPeaks() {
         let c = chain([.outputGain: -6])
         _ = c.controls.meters.takePeaks()
