@@ -54,6 +54,10 @@ public struct LatencyControl: Sendable {
     public private(set) var ratio = 1.0
     /// True once the resampler is in the path.
     public private(set) var following = false
+    /// How fast the input's clock runs against the output's (+0.0003: 300 ppm fast): the
+    /// correction averaged over the last ~10 s, without the moment-to-moment steering that holds
+    /// the level. 0 until following.
+    public private(set) var drift = 0.0
     /// The margin, low-pass filtered (seconds); nil before the first observation.
     public private(set) var filteredMargin: Double?
 
@@ -150,28 +154,36 @@ public struct LatencyControl: Sendable {
 
         // Starving: the queue in front of the block has shrunk far below the target, or the
         // server said it ran dry and the margin shows it.
-        let ranDry = correctNext && margin < target - max(0.0015, blockSeconds / 2)
+        let low = margin < target - max(0.0015, blockSeconds / 2)
+        let ranDry = correctNext && low
         correctNext = false
-        if margin < target - dropoutError || ranDry {
+        // A spell starts far below (or low, once the server said the output ran dry) and lasts
+        // while the readings stay low: the blocks of one late burst are one spell.
+        if margin < target - dropoutError || ranDry || (starvedSince != nil && low) {
             highSince = nil
             recoveringSince = nil
             if starvedSince == nil {
                 starvedSince = now
                 starvedCounted = false
-                clearHistory(now)
             }
             if !starvedCounted && (margin <= 0 || ranDry) {
                 // The queue was empty when this block came: the output played a gap.
                 starvedCounted = true
                 underruns += 1
+                clearHistory(now)
             }
             guard now - starvedSince! >= hold else { return .none }
             // Still starving after `hold`: not a late burst but a level that dropped.
             starvedSince = nil
+            clearHistory(now)
             return correct(to: target, from: margin)
         }
         if starvedSince != nil {
             starvedSince = nil
+            // A dip that never emptied the queue lost nothing (a block captured late, the
+            // bottom of a jittery level): the level comes back by itself. Only an emptied
+            // queue may have left the gap behind as latency.
+            guard starvedCounted else { return .none }
             recoveringSince = now
             spellMinimum = margin
             return .none
@@ -250,6 +262,7 @@ public struct LatencyControl: Sendable {
             }
             following = true
             integral = slope(0..<historyCount) / ki
+            drift = slope(0..<historyCount)
         }
         // Hold the level where it was: no pitch bend to pull it back to the nominal target.
         let error = m - reference
@@ -259,6 +272,7 @@ public struct LatencyControl: Sendable {
             integral += error * dt     // no wind-up while saturated
         }
         ratio = 1 - min(max(kp * error + ki * integral, -limit), limit)
+        drift += (1 - exp(-dt / 10)) * ((1 - ratio) - drift)
         return .none
     }
 

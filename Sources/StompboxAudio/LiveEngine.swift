@@ -135,7 +135,7 @@ public final class LiveEngine: @unchecked Sendable {
     private let stateValue = Atomic<Int>(LiveEngine.stateCode(.stopped))
     private let latencyBits = Atomic<UInt64>(Double.nan.bitPattern)
     private let targetBits = Atomic<UInt64>(Double.nan.bitPattern)
-    private let ratioBits = Atomic<UInt64>(Double(1).bitPattern)
+    private let driftBits = Atomic<UInt64>(Double(0).bitPattern)
     private let followingDrift = Atomic<Bool>(false)
     private let underrunCount = Atomic<Int>(0)
     private let overrunCount = Atomic<Int>(0)
@@ -251,7 +251,7 @@ public final class LiveEngine: @unchecked Sendable {
         let target = Double(bitPattern: targetBits.load(ordering: .relaxed))
         s.targetLatencyMs = running && target.isFinite ? target : nil
         if running && followingDrift.load(ordering: .relaxed) {
-            s.driftPPM = (Double(bitPattern: ratioBits.load(ordering: .relaxed)) - 1) * -1e6
+            s.driftPPM = Double(bitPattern: driftBits.load(ordering: .relaxed)) * 1e6
         }
         s.underruns = underrunCount.load(ordering: .relaxed)
         s.overruns = overrunCount.load(ordering: .relaxed)
@@ -414,10 +414,10 @@ public final class LiveEngine: @unchecked Sendable {
     var currentGeneration: Int { settingsGeneration.load(ordering: .relaxed) }
     func noteUnderrun() { underrunCount.add(1, ordering: .relaxed) }
     func noteOverrun() { overrunCount.add(1, ordering: .relaxed) }
-    func noteLatency(_ ms: Double, targetMs: Double, ratio: Double, following: Bool) {
+    func noteLatency(_ ms: Double, targetMs: Double, drift: Double, following: Bool) {
         latencyBits.store(ms.bitPattern, ordering: .relaxed)
         targetBits.store(targetMs.bitPattern, ordering: .relaxed)
-        ratioBits.store(ratio.bitPattern, ordering: .relaxed)
+        driftBits.store(drift.bitPattern, ordering: .relaxed)
         followingDrift.store(following, ordering: .relaxed)
     }
     func noteStalledInput(_ name: String?) { inputStalled.store(name != nil, ordering: .relaxed) }

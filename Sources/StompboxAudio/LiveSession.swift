@@ -90,6 +90,11 @@ final class LiveSession {
     // Resampler state.
     private var resampling = false
     private var discardOutput = 0
+    /// Input the resampler has taken but not yet turned into output (frames): its look-ahead,
+    /// plus whatever it buffered beyond (libsamplerate takes all the input it is offered, up
+    /// to its own buffer's size, however little output is asked for). Counted as waiting input,
+    /// or the margin would seem to drop by that much whenever it buffers.
+    private var heldInResampler = 0.0
 
     // Measurements.
     private var control: LatencyControl
@@ -274,7 +279,7 @@ final class LiveSession {
             lastPublish = now
             if latencyCount > 0 {
                 engine.noteLatency(1000 * latencySum / Double(latencyCount), targetMs: 1000 * control.target,
-                                   ratio: control.ratio, following: control.following)
+                                   drift: control.drift, following: control.following)
             }
             latencySum = 0
             latencyCount = 0
@@ -365,6 +370,7 @@ final class LiveSession {
             discardOutput -= skipped
             produced -= skipped
             from += skipped
+            heldInResampler += Double(data.input_frames_used) - Double(produced) / control.ratio
             if produced > 0 {
                 (mono + filled).update(from: from, count: produced)
                 filled += produced
@@ -400,6 +406,7 @@ final class LiveSession {
             primed += data.output_frames_gen
         }
         discardOutput = max(0, n - primed)
+        heldInResampler = 0
     }
 
     /// Writes one processed block to every output channel.
@@ -457,13 +464,13 @@ final class LiveSession {
         let now = monotonicSeconds()
         if firstBlockAt == nil { firstBlockAt = now }
         let playLatency = (negative != 0 ? -1 : 1) * Double(usec) / 1e6
-        let waiting = Double(fifoCount) / rate
+        let waiting = (Double(fifoCount) + (resampling ? heldInResampler : 0)) / rate
         let margin = playLatency - blockSeconds + waiting
         let settled = now - firstBlockAt! > LiveSession.settleSeconds
         // End to end, for the block just written: captured (record latency + what still waits
         // behind it) until played (playback latency).
         if settled {
-            latencySum += recordLatency + waiting + playLatency + (resampling ? LiveSession.resamplerDelay / rate : 0)
+            latencySum += recordLatency + waiting + playLatency
             latencyCount += 1
         }
         var action = control.observe(margin: margin, at: now)
@@ -484,9 +491,6 @@ final class LiveSession {
         }
         apply(action)
     }
-
-    /// libsamplerate's SINC_FASTEST look-ahead at a ratio near 1, in frames.
-    static let resamplerDelay = 19.0
 
     private func combine(_ a: LatencyControl.Action, _ b: LatencyControl.Action) -> LatencyControl.Action {
         func frames(_ x: LatencyControl.Action) -> Int {

@@ -111,10 +111,13 @@ public enum LiveProbe {
     }
 
     /// A guitar interface on its own clock: a `PacedWriter` feeds a pipe source at
-    /// 48 kHz × (1 + ppm/10⁶) of the monotonic clock while the engine plays it into `amp_out`
-    /// (on the server's clock). The signal is a quiet sine with a marker click every 100 ms of
-    /// the source's time; each click's arrival in a recording of `amp_out.monitor`, against the
-    /// time it was due at the writer, gives the latency click by click (up to one constant).
+    /// 48 kHz × (1 + ppm/10⁶) of the monotonic clock while the engine plays it into `drift_out`,
+    /// a null sink at 50 kHz that keeps monotonic time (a 48 kHz one runs some 250 ppm fast:
+    /// see `PrivatePulseServer.loadNullSink`), so the two clocks differ by `ppm`; the server
+    /// resamples the engine's 48 kHz stream to the sink at a fixed ratio, and the recording of
+    /// `drift_out.monitor` comes back at 48 kHz. The signal is a quiet sine with a marker click
+    /// every 100 ms of the source's time; each click's place in the recording, against where it
+    /// would be at a constant latency, gives the latency click by click (up to one constant).
     public struct DriftRun: CustomStringConvertible {
         public var ppm: Double
         public var seconds: Double
@@ -134,30 +137,49 @@ public enum LiveProbe {
         /// What the writer (the interface) did: samples the FIFO refused, and its rate as measured.
         public var writerDropped = 0
         public var writerRate: Double?
+        /// The output's rate as recorded (frames a monotonic second, least squares over the run).
+        public var outputRate: Double?
 
-        public var dropouts: Int { gaps + jumps + (expectedClicks - clicks) }
+        public var dropouts: Int { gaps + jumps + max(0, expectedClicks - clicks) }
         public var description: String {
             "drift \(ppm > 0 ? "+" : "")\(Int(ppm)) ppm: latency held within \(LiveProbe.f2(latencyRangeMs)) ms over \(Int(seconds)) s, "
                 + "\(dropouts) dropouts (gaps \(gaps), jumps \(jumps), clicks \(clicks)/\(expectedClicks); engine \(underruns) underruns, \(overruns) overruns), "
                 + "engine follows \(reportedDriftPPM.map { String(format: "%+.0f", $0) } ?? "no drift") ppm, reports \(reportedMs.map { String(format: "%.1f", $0) } ?? "-") ms; "
-                + "writer at \(writerRate.map { String(format: "%+.1f", ($0 / Double(PrivatePulseServer.rate) - 1) * 1e6) } ?? "?") ppm, \(writerDropped) samples refused"
+                + "writer at \(writerRate.map { String(format: "%+.1f", ($0 / Double(PrivatePulseServer.rate) - 1) * 1e6) } ?? "?") ppm, \(writerDropped) samples refused, "
+                + "output at \(outputRate.map { String(format: "%+.1f", ($0 / Double(LiveProbe.outputRate) - 1) * 1e6) } ?? "?") ppm"
         }
     }
 
     public static let clickSpacing = 4_800
+    /// The drift runs' output: a null sink that keeps monotonic time (see `PrivatePulseServer.loadNullSink`).
+    public static let outputRate = 50_000
+
+    /// Least-squares slope of y against x; nil with fewer than 10 points.
+    static func slope(_ points: [(Double, Double)]) -> Double? {
+        guard points.count >= 10 else { return nil }
+        let n = Double(points.count)
+        let sx = points.reduce(0) { $0 + $1.0 }, sy = points.reduce(0) { $0 + $1.1 }
+        let sxx = points.reduce(0) { $0 + $1.0 * $1.0 }, sxy = points.reduce(0) { $0 + $1.0 * $1.1 }
+        let d = n * sxx - sx * sx
+        return d > 0 ? (n * sxy - sx * sy) / d : nil
+    }
 
     public static func drift(_ server: PrivatePulseServer, ppm: Double, seconds: Double, warmUp: Double = 8,
                              block: Int = LiveSettings().blockSize, latencyMs: Double = LiveSettings().latencyMs) throws -> DriftRun {
         let source = try server.loadPipeSource(name: "usb_guitar")
         defer { try? server.unloadPipeSource(source) }
+        let sink = try server.loadNullSink(name: "drift_out", rate: outputRate)
+        defer { try? server.unloadModule(sink) }
+        // Recording first, at the sink's own rate: it keeps the sink at 50 kHz.
+        let recording = try server.startRecording(source: "drift_out.monitor", rate: outputRate)
         var live = settings(block: block, latencyMs: latencyMs)
         live.input = .source(source.name)
+        live.output = "drift_out"
         let engine = LiveEngine(chain: Chain(), settings: live)
         engine.start()
         defer { engine.stop() }
         let start = Date()
         while engine.status().state != .running && Date().timeIntervalSince(start) < 5 { usleep(10_000) }
-        let recording = try server.startRecording(source: "amp_out.monitor")
         // The writer after the engine's reader: a pipe source nobody records fills up.
         let rate = Double(PrivatePulseServer.rate) * (1 + ppm / 1e6)
         let spacing = clickSpacing
@@ -171,14 +193,21 @@ public enum LiveProbe {
         let before = engine.status()
         // The output lags the writer (an idle sink first renders ahead): play on for a few
         // seconds after the analysed span so the recording holds all of it.
-        Thread.sleep(forTimeInterval: warmUp + seconds + 3)
+        // Meanwhile the output's rate: frames recorded against the monotonic clock, fitted.
+        var marks: [(Double, Double)] = []
+        let t0 = PacedWriter.now()
+        while Double(PacedWriter.now() - t0) / 1e9 < warmUp + seconds + 3 {
+            usleep(100_000)
+            marks.append((Double(PacedWriter.now() - t0) / 1e9, Double(recording.framesRecorded)))
+        }
         let after = engine.status()
         writer.stop()
         let out = recording.finishMono()
         var run = DriftRun(ppm: ppm, seconds: seconds, latencyRangeMs: .infinity, clicks: 0, expectedClicks: 0, gaps: 0, jumps: 0,
                            underruns: after.underruns - before.underruns, overruns: after.overruns - before.overruns,
                            reportedDriftPPM: after.driftPPM, reportedMs: after.latencyMs,
-                           writerDropped: writer.droppedSamples, writerRate: writer.measuredRate())
+                           writerDropped: writer.droppedSamples, writerRate: writer.measuredRate(),
+                           outputRate: Self.slope(marks.filter { $0.0 > 2 && $0.1 > 0 }))
         // Clicks: peaks above the sine, located to a fraction of a sample.
         var clicks: [Double] = []
         var i = 1
@@ -196,10 +225,10 @@ public enum LiveProbe {
             }
         }
         // The analysed span: after warm-up, the last `seconds` of the recording before the writer stopped.
-        let outRate = Double(PrivatePulseServer.rate)
+        let outRate = Double(outputRate)
         guard let firstClick = clicks.first else { return run }
         let spanStart = firstClick + warmUp * outRate
-        let spanEnd = min(spanStart + seconds * outRate, Double(out.count) - Double(spacing))
+        let spanEnd = min(spanStart + seconds * outRate, Double(out.count) - Double(spacing) * outRate / rate)
         let span = clicks.filter { $0 >= spanStart && $0 < spanEnd }
         guard let ref = span.first else { return run }
         let expectedSpacing = Double(spacing) * outRate / rate

@@ -434,9 +434,9 @@ public final class PrivatePulseServer: @unchecked Sendable {
     }
 
     /// Records mono float from `source` (e.g. a pipe source) into a file until `finish`.
-    public func startRecording(source: String, channels: Int = 1) throws -> ScopeRecording {
+    public func startRecording(source: String, channels: Int = 1, rate: Int = PrivatePulseServer.rate) throws -> ScopeRecording {
         try ScopeRecording(environment: environment, file: directory.appendingPathComponent("rec-\(UUID().uuidString.prefix(6)).raw"),
-                           device: source, channels: channels)
+                           device: source, channels: channels, rate: rate)
     }
 
     // MARK: A source on another clock
@@ -463,6 +463,30 @@ public final class PrivatePulseServer: @unchecked Sendable {
         try pactl(["unload-module", String(source.module)])
         pipeSources[source.name] = nil
     }
+
+    /// Loads a mono float32 `module-null-sink` named `name` at `rate` (without rewinds),
+    /// returning its module (pass it to `unloadModule`). Its monitor is `name.monitor`.
+    ///
+    /// The clock of a PulseAudio null sink: it advances by each chunk it renders, converted
+    /// with `pa_bytes_to_usec`, which truncates to whole microseconds. At 48 kHz a frame is
+    /// 20.83 µs, so the sink runs fast of CLOCK_MONOTONIC by the truncated fraction; fed
+    /// 128-frame blocks (2 666.67 µs, counted as 2 666) it renders 48 012 frames a second,
+    /// +250 ppm (measured: +249 to +256 under the engine at 128 frames, +310 under a client
+    /// writing 128-frame chunks with 10 ms latency; ±3 ppm under `pacat`'s large chunks). At
+    /// 50 kHz (40, 25, 20 kHz) a frame is a whole number of microseconds and the sink keeps
+    /// CLOCK_MONOTONIC time. But PulseAudio switches an idle sink to its alternate rate
+    /// (48 kHz) when a 48 kHz stream connects, unless the sink or its monitor is already
+    /// running: record its monitor at its own rate first (`startRecording(source:rate:)`),
+    /// then connect the player. (The `scope` sink's drift does not matter for the scope runs:
+    /// input and output are both on it.)
+    public func loadNullSink(name: String, rate: Int) throws -> Int {
+        try loadModule(["module-null-sink", "sink_name=\(name)", "rate=\(rate)", "channels=1", "channel_map=mono",
+                        "format=float32le", "norewinds=1"])
+    }
+
+    public func unloadModule(_ module: Int) throws {
+        try pactl(["unload-module", String(module)])
+    }
 }
 
 /// A `module-pipe-source` loaded by `PrivatePulseServer.loadPipeSource`.
@@ -483,11 +507,12 @@ public final class ScopeRecording {
 
     let channels: Int
 
-    init(environment: [String: String], file: URL, device: String = "scope.monitor", channels: Int = 2) throws {
+    init(environment: [String: String], file: URL, device: String = "scope.monitor", channels: Int = 2,
+         rate: Int = PrivatePulseServer.rate) throws {
         guard let path = PrivatePulseServer.which("parec") else { throw PulseTestError.missing("parec") }
         self.file = file
         self.channels = channels
-        process = try Subprocess(path, ["-d", device, "--format=float32le", "--rate=\(PrivatePulseServer.rate)",
+        process = try Subprocess(path, ["-d", device, "--format=float32le", "--rate=\(rate)",
                                         "--channels=\(channels)", "--raw", "--latency-msec=20"],
                                  environment: environment, stdout: file.path)
     }

@@ -79,9 +79,28 @@ struct LatencyControlTests {
         // within 1 ms over the last 60 s, near the target.
         let expected = 1 / (1 + drift)
         #expect(abs(plant.control.ratio - expected) < 20e-6, "ratio \(plant.control.ratio), expected \(expected)")
+        // What the status line says: the clocks' difference, not the moment's steering.
+        #expect(abs(plant.control.drift - drift) < 15e-6, "drift \(plant.control.drift)")
         let range = plant.marginRange(after: 30)
         #expect(range.upperBound - range.lowerBound < 0.001, "margin \(range)")
         #expect(abs((range.lowerBound + range.upperBound) / 2 - 0.008) < 0.0008, "margin \(range)")
+    }
+
+    @Test func aLateBlockThatLeftTheQueueFullIsLeftAlone() {
+        // One block captured 4.5 ms late while following a drift: its reading dips far below the
+        // target, but the queue never ran empty, so nothing was lost and the level comes back by
+        // itself. No silence, no drop, no dropout counted, the latency unmoved.
+        var plant = Plant(start: 0.008, drift: -300e-6, jitter: 0)
+        plant.run(20)
+        #expect(plant.control.following)
+        let actionsBefore = plant.actions.count
+        let level = plant.margin
+        plant.time += 0.0045
+        _ = plant.control.observe(margin: level - 0.0045, at: plant.time)
+        plant.run(10)
+        #expect(plant.actions.count == actionsBefore, "\(plant.actions)")
+        #expect(plant.control.dropouts == 0)
+        #expect(abs(plant.margin - level) < 0.0003, "level \(level) → \(plant.margin)")
     }
 
     @Test func aStepOfTheServersBufferingIsNotDrift() {

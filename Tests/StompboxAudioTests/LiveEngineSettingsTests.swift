@@ -65,9 +65,11 @@ struct LiveEngineSettingsTests {
 
     /// An interface whose crystal runs 300 ppm fast or slow against the output's: 60 s without a
     /// dropout, the latency held within 1 ms, and the engine says which way the clock runs.
-    /// PulseAudio only: PipeWire 0.3.65's pipe source runs on the graph's own clock.
-    @Test(.disabled("open (issue 8): through a real pipe source the output copies the input 1:1 (clicks 4 800 samples apart at +300 ppm) while the engine's measured margin stays flat, so the latency grows 0.3 ms/s unseen (8–17 ms over 30 s)"),
-          .enabled(if: AudioServerKind.pulseaudio.isAvailable, "\(AudioServerKind.pulseaudio.unavailableReason ?? "")"),
+    /// The rig is checked too: the writer and the recorded output, each timed against the
+    /// monotonic clock, differ by the drift asked for (a 48 kHz null sink would not: see
+    /// `PrivatePulseServer.loadNullSink`). PulseAudio only: PipeWire 0.3.65's pipe source runs
+    /// on the graph's own clock.
+    @Test(.enabled(if: AudioServerKind.pulseaudio.isAvailable, "\(AudioServerKind.pulseaudio.unavailableReason ?? "")"),
           arguments: [300.0, -300.0])
     func aDriftingInputIsFollowed(ppm: Double) throws {
         let server = try PrivatePulseServer(kind: .pulseaudio)
@@ -84,6 +86,9 @@ struct LiveEngineSettingsTests {
         #expect(best.dropouts == 0, "\(best)")
         #expect(best.latencyRangeMs <= 1, "\(best)")
         #expect(best.expectedClicks > 500)
+        let writer = try #require(best.writerRate), output = try #require(best.outputRate)
+        let actual = (writer / Double(PrivatePulseServer.rate)) / (output / Double(LiveProbe.outputRate)) - 1
+        #expect(abs(actual * 1e6 - ppm) < 20, "the clocks differed by \(actual * 1e6) ppm, not \(ppm): \(best)")
         let followed = try #require(best.reportedDriftPPM, "the engine did not notice the drift: \(best)")
         #expect(abs(followed - ppm) < 60, "\(best)")
     }
