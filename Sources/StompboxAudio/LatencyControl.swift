@@ -19,7 +19,8 @@ import Foundation
 ///   bit for bit.
 /// - **Following**: once the margin leaves the dead band, the input is on another clock. The
 ///   resampler is engaged for the rest of the session (only after six steady seconds in which
-///   the margin kept moving the same way at the same speed), its ratio starting from the drift rate
+///   the margin kept moving the same way at the same speed, and the servers' frame counts
+///   show the same drift: `clockDrift`), its ratio starting from the drift rate
 ///   measured so far (the margin's slope), then steered by a PI loop (critically damped,
 ///   time constant `timeConstant`, limited to ±`maximumCorrection`) that holds the level where
 ///   it was. A quick move of the level (another client joined the device) is a step, not
@@ -60,6 +61,11 @@ public struct LatencyControl: Sendable {
     public private(set) var drift = 0.0
     /// The margin, low-pass filtered (seconds); nil before the first observation.
     public private(set) var filteredMargin: Double?
+    /// The drift measured apart from the margin, from the servers' frame counts (a
+    /// `ClockDriftMeter`), or nil while there is not enough of it. Drift is followed only when
+    /// this agrees with the margin's slope: the margin is read through interpolated playback
+    /// time, which can creep on one clock for a few seconds as it settles, and that is not drift.
+    public var clockDrift: Double?
 
     private var start: Double?
     private var lastTime = 0.0
@@ -250,13 +256,20 @@ public struct LatencyControl: Sendable {
             // Drift: the level has left the band around where it settled, and it keeps moving the
             // same way at the same speed: over six steady seconds both halves slope alike (a
             // server settling into new buffering moves once and stops; a clock keeps going).
-            // Not a jump either (the raw margin far off: a dropout on its way).
+            // Not a jump either (the raw margin far off: a dropout on its way). And the frame
+            // counts must say so too (`clockDrift`): on one clock they never move.
             guard abs(m - reference) > deadBand, abs(margin - target) < dropoutError,
                   historyCount == Self.historyLength else { return .none }
             let early = slope(0..<(Self.historyLength / 2)), late = slope((Self.historyLength / 2)..<Self.historyLength)
-            guard abs(early) > 30e-6, abs(late) > 30e-6, (early > 0) == (late > 0),
-                  max(abs(early), abs(late)) < 2 * min(abs(early), abs(late)) else {
+            guard Self.alike(early, late) else {
                 // Moved, but not like a clock: centre the band where it is now.
+                clearHistory(now)
+                return .none
+            }
+            // The frame counts may not span enough time yet (they start afresh after a
+            // dropout): wait for them rather than re-centre, or real drift would wander on.
+            guard let measured = clockDrift else { return .none }
+            guard Self.alike(measured, slope(0..<historyCount)) else {
                 clearHistory(now)
                 return .none
             }
@@ -283,6 +296,12 @@ public struct LatencyControl: Sendable {
     }
 
     // MARK: Helpers
+
+    /// Two drift rates that tell the same story: each beyond 30 ppm, the same way, and within a
+    /// factor of two of each other.
+    static func alike(_ a: Double, _ b: Double) -> Bool {
+        abs(a) > 30e-6 && abs(b) > 30e-6 && (a > 0) == (b > 0) && max(abs(a), abs(b)) < 2 * min(abs(a), abs(b))
+    }
 
     private var kp: Double { 2 / timeConstant }
     private var ki: Double { 1 / (timeConstant * timeConstant) }
@@ -327,6 +346,57 @@ public struct LatencyControl: Sendable {
         }
         let d = n * sxx - sx * sx
         return d > 0 ? (n * sxy - sx * sy) / d : 0
+    }
+}
+
+/// How fast the input's clock runs against the output's, from frame counts alone: the frames
+/// the input device has captured minus the frames the output device has played, both read from
+/// the servers' timing replies and brought to one instant. On one clock that difference stays
+/// put whatever the loop does (silence put in or input dropped moves neither end); with two
+/// clocks it grows or shrinks by the drift. No interpolated time enters it, so a playback clock
+/// that settles slowly is not mistaken for drift. A dropout can step it: clear it then.
+///
+/// Least squares over the last `length` readings; pure arithmetic, safe on the audio thread.
+public struct ClockDriftMeter: Sendable {
+    public static let length = 60
+    /// Readings closer together than this are skipped (seconds): the span covers ~6 s.
+    public static let interval = 0.09
+    public let sampleRate: Double
+    private var times = InlineArray<60, Double>(repeating: 0)
+    private var offsets = InlineArray<60, Double>(repeating: 0)
+    private var count = 0
+
+    public init(sampleRate: Double) { self.sampleRate = sampleRate }
+
+    /// Captured − played (frames) at `time` (seconds).
+    public mutating func add(offset frames: Double, at time: Double) {
+        guard frames.isFinite, time.isFinite else { return }
+        if count > 0 && time - times[count - 1] < Self.interval { return }
+        if count == Self.length {
+            for i in 1..<Self.length {
+                times[i - 1] = times[i]
+                offsets[i - 1] = offsets[i]
+            }
+            count -= 1
+        }
+        times[count] = time
+        offsets[count] = frames
+        count += 1
+    }
+
+    public mutating func clear() { count = 0 }
+
+    /// Seconds per second (+0.0003: the input 300 ppm fast); nil until the span is full.
+    public var drift: Double? {
+        guard count == Self.length else { return nil }
+        let n = Double(count), t0 = times[0]
+        var sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0
+        for i in 0..<count {
+            let x = times[i] - t0, y = offsets[i]
+            sx += x; sy += y; sxx += x * x; sxy += x * y
+        }
+        let d = n * sxx - sx * sx
+        return d > 0 ? (n * sxy - sx * sy) / d / sampleRate : nil
     }
 }
 

@@ -98,7 +98,16 @@ final class LiveSession {
 
     // Measurements.
     private var control: LatencyControl
-    private var recordLatency = 0.0
+    /// Frames taken from the record stream and written to the playback stream (with seeks):
+    /// the client's ends of the two server queues, counted here rather than read back from
+    /// libpulse's interpolated timing.
+    private var recordFramesTaken = 0
+    private var playbackFramesWritten = 0
+    /// The server's end of each queue at the moment its last timing reply was current.
+    private var capturedAt: ServerPosition?
+    private var heardAt: ServerPosition?
+    /// Captured − heard at each playback timing reply: the clocks' drift from frame counts.
+    private var clockMeter: ClockDriftMeter
     private var latencySum = 0.0
     private var latencyCount = 0
     private var lastPublish = 0.0
@@ -140,6 +149,7 @@ final class LiveSession {
         outChannels = min(LiveBuffers.maximumChannels, sink.channels)
         channel = settings.inputChannel - 1
         control = LatencyControl(sampleRate: rate, target: targetMs / 1000, blockSeconds: Double(block) / rate)
+        clockMeter = ClockDriftMeter(sampleRate: rate)
     }
 
     private var selfPointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -264,8 +274,11 @@ final class LiveSession {
     private func housekeeping(now: Double) {
         if now - lastTimingUpdate >= 0.1 {
             lastTimingUpdate = now
-            for stream in [record, playback] {
-                if let stream, let op = pa_stream_update_timing_info(stream, nil, nil) { pa_operation_unref(op) }
+            if let record, let op = pa_stream_update_timing_info(record, LiveSession.recordTimingCallback, selfPointer) {
+                pa_operation_unref(op)
+            }
+            if let playback, let op = pa_stream_update_timing_info(playback, LiveSession.playbackTimingCallback, selfPointer) {
+                pa_operation_unref(op)
             }
         }
         if record != nil {
@@ -306,12 +319,8 @@ final class LiveSession {
                 for i in 0..<frames { fifo[i] = 0 }
             }
             fifoEnd += frames
+            recordFramesTaken += frames
             pa_stream_drop(record)
-        }
-        var usec: pa_usec_t = 0
-        var negative: Int32 = 0
-        if pa_stream_get_latency(record, &usec, &negative) == 0 {
-            recordLatency = (negative != 0 ? -1 : 1) * Double(usec) / 1e6
         }
         lastCapture = monotonicSeconds()
         pump()
@@ -429,6 +438,7 @@ final class LiveSession {
             }
         }
         let rewind = Int64(pendingRewind * outChannels * 4)
+        playbackFramesWritten += frames - pendingRewind
         pendingRewind = 0
         pa_stream_write(playback, buffer, bytes, nil, -rewind, PA_SEEK_RELATIVE)
     }
@@ -448,6 +458,7 @@ final class LiveSession {
             }
             memset(buffer!, 0, bytes)
             pa_stream_write(playback, buffer, bytes, nil, 0, PA_SEEK_RELATIVE)
+            playbackFramesWritten += n
             left -= n
         }
     }
@@ -467,14 +478,15 @@ final class LiveSession {
         let waiting = (Double(fifoCount) + (resampling ? heldInResampler : 0)) / rate
         let margin = playLatency - blockSeconds + waiting
         let settled = now - firstBlockAt! > LiveSession.settleSeconds
-        // End to end, for the block just written: captured (record latency + what still waits
-        // behind it) until played (playback latency).
-        if settled {
-            latencySum += recordLatency + waiting + playLatency
+        if settled, let e2e = endToEndLatency(waiting: waiting) {
+            latencySum += e2e
             latencyCount += 1
         }
         var action = control.observe(margin: margin, at: now)
         if control.dropouts != countedControlDropouts {
+            // A dropout may have stepped the frame counts (a queue that ran empty stopped).
+            clockMeter.clear()
+            control.clockDrift = nil
             let overran = control.overruns != countedOverruns
             countedControlDropouts = control.dropouts
             countedOverruns = control.overruns
@@ -490,6 +502,68 @@ final class LiveSession {
             }
         }
         apply(action)
+    }
+
+    /// Where a server queue's far end stood (frames, in the stream's own count) at the wall-clock
+    /// time a timing reply was current.
+    struct ServerPosition {
+        var frames: Double
+        var at: Double
+    }
+
+    /// End to end for the block just written (seconds): from the moment the newest waiting
+    /// input sample was captured until that sample is heard, or nil before both streams
+    /// have reported their timing.
+    ///
+    /// Computed from the two servers' raw timing replies, not from `pa_stream_get_latency`:
+    /// libpulse interpolates each stream's clock on its own and never lets it run backwards,
+    /// which is harmless where the server's figures are current (PulseAudio) but biases them
+    /// where they are as old as the last graph cycle (PipeWire's pulse server, whose read and
+    /// write indices move a quantum at a time): 0.3–2.4 ms too high, measured on the scope.
+    /// Here each reply gives the server's end of its queue at the reply's own timestamp; the
+    /// two ends are brought to one time at the nominal rate, so the time of the observation
+    /// drops out, and a reply's age on PipeWire counts the same on both sides and cancels.
+    ///   latency = (captured − processed) + (written − heard), each in its stream's frames
+    private func endToEndLatency(waiting: Double) -> Double? {
+        guard let captured = capturedAt, let heard = heardAt else { return nil }
+        let capturedNow = captured.frames + (heard.at - captured.at) * rate
+        let processed = Double(recordFramesTaken) - waiting * rate
+        return (capturedNow - processed + Double(playbackFramesWritten) - heard.frames) / rate
+    }
+
+    private static func wallClock(_ tv: timeval) -> Double { Double(tv.tv_sec) + Double(tv.tv_usec) * 1e-6 }
+
+    /// A timing reply for the record stream. Its queue on the server (write index − read
+    /// index: all it sent before this reply has reached us, the socket keeps order), what has
+    /// arrived but not been taken yet, and what the device still holds (less, for a monitor,
+    /// what the monitored sink has yet to play, as `pa_stream_get_time` counts it) lie ahead of
+    /// the frames taken so far. Counted from our own end, not the server's absolute indices:
+    /// those differ from ours by whatever the server skipped.
+    private func recordTimingArrived() {
+        guard let record, let timing = pa_stream_get_timing_info(record)?.pointee,
+              timing.write_index_corrupt == 0, timing.read_index_corrupt == 0 else { return }
+        let bytes = Double(4 * inChannels)
+        let queued = Double(timing.write_index - timing.read_index) / bytes
+        let arrived = Double(pa_stream_readable_size(record)) / bytes
+        let device = (Double(timing.source_usec) - Double(timing.sink_usec)) / 1e6 * rate
+        capturedAt = ServerPosition(frames: Double(recordFramesTaken) + arrived + queued + device, at: Self.wallClock(timing.timestamp))
+    }
+
+    /// A timing reply for the playback stream: the frame being heard lies behind the frames
+    /// written so far by the stream's queue on the server (write index, with libpulse's
+    /// corrections for writes made since the request, − read index) and what the sink holds.
+    private func playbackTimingArrived() {
+        guard let playback, let timing = pa_stream_get_timing_info(playback)?.pointee,
+              timing.read_index_corrupt == 0, timing.write_index_corrupt == 0 else { return }
+        let bytes = Double(4 * outChannels)
+        let queued = Double(timing.write_index - timing.read_index) / bytes
+        let heard = ServerPosition(frames: Double(playbackFramesWritten) - queued - Double(timing.sink_usec) / 1e6 * rate,
+                                   at: Self.wallClock(timing.timestamp))
+        heardAt = heard
+        if let captured = capturedAt {
+            clockMeter.add(offset: captured.frames + (heard.at - captured.at) * rate - heard.frames, at: heard.at)
+            control.clockDrift = clockMeter.drift
+        }
     }
 
     private func combine(_ a: LatencyControl.Action, _ b: LatencyControl.Action) -> LatencyControl.Action {
@@ -522,6 +596,8 @@ final class LiveSession {
     /// The server says the output ran dry: the next block's margin tells whether it was heard.
     private func ranDry() {
         if firstBlockAt != nil { control.outputRanDry() }
+        clockMeter.clear()
+        control.clockDrift = nil
     }
 
     /// Demo riff: the output asks for data; keep it filled to the target.
@@ -568,6 +644,16 @@ final class LiveSession {
 
     private static let writeCallback: @convention(c) (OpaquePointer?, Int, UnsafeMutableRawPointer?) -> Void = { _, _, userdata in
         Unmanaged<LiveSession>.fromOpaque(userdata!)._withUnsafeGuaranteedRef { $0.refillDemo() }
+    }
+
+    private static let recordTimingCallback: @convention(c) (OpaquePointer?, Int32, UnsafeMutableRawPointer?) -> Void = { _, success, userdata in
+        guard success != 0 else { return }
+        Unmanaged<LiveSession>.fromOpaque(userdata!)._withUnsafeGuaranteedRef { $0.recordTimingArrived() }
+    }
+
+    private static let playbackTimingCallback: @convention(c) (OpaquePointer?, Int32, UnsafeMutableRawPointer?) -> Void = { _, success, userdata in
+        guard success != 0 else { return }
+        Unmanaged<LiveSession>.fromOpaque(userdata!)._withUnsafeGuaranteedRef { $0.playbackTimingArrived() }
     }
 
     private static let underflowCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, userdata in

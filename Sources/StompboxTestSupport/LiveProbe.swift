@@ -22,6 +22,8 @@ public enum LiveProbe {
         public var overruns: Int
         /// The margin automatic latency settled on (ms).
         public var settledTargetMs: Double
+        /// The drift the engine followed at the end (nil: it never resampled, one clock).
+        public var followedDriftPPM: Double?
         public var status: String
 
         public var dropoutsPerMinute: Double { Double(scopeDropouts) * 60 / seconds }
@@ -29,6 +31,7 @@ public enum LiveProbe {
             "\(server.rawValue) \(block)/\(LiveProbe.ms(requestedMs)): measured \(LiveProbe.f2(measuredMs)) ms, reported \(LiveProbe.f2(reportedMs)) ms, "
                 + "dropouts \(LiveProbe.f2(dropoutsPerMinute))/min (\(scopeDropouts) in \(Int(seconds)) s; engine \(underruns) underruns, \(overruns) overruns), "
                 + "settled margin \(LiveProbe.ms(settledTargetMs)) ms"
+                + (followedDriftPPM.map { String(format: ", resampling for %+.0f ppm", $0) } ?? "")
         }
     }
 
@@ -86,11 +89,18 @@ public enum LiveProbe {
         Thread.sleep(forTimeInterval: 0.3)
         let after = engine.status()
         let (left, right) = recording.finish()
+        if let folder = ProcessInfo.processInfo.environment["STOMPBOX_SCOPE_DUMP"] {
+            // For looking into a take by hand: the two channels as raw float32.
+            let name = "\(folder)/\(server.kind.rawValue)-\(block)-\(Int(latencyMs))-\(Int(Date().timeIntervalSince1970 * 1000) % 1_000_000)"
+            for (side, samples) in [("left", left), ("right", right)] {
+                samples.withUnsafeBytes { try? Data($0).write(to: URL(fileURLWithPath: "\(name).\(side).f32")) }
+            }
+        }
         let meanReported = reported.isEmpty ? Double.nan : reported.reduce(0, +) / Double(reported.count)
         var run = ScopeRun(server: server.kind, block: block, requestedMs: latencyMs, seconds: seconds, measuredMs: .nan,
                            reportedMs: meanReported, scopeDropouts: Int.max,
                            underruns: after.underruns - before.underruns, overruns: after.overruns - before.overruns,
-                           settledTargetMs: target, status: after.statusLine)
+                           settledTargetMs: target, followedDriftPPM: after.driftPPM, status: after.statusLine)
         // From one second into the noise: the player joining the sink makes the server rewind
         // (a guitar is not a new client), which is not the loop's doing.
         // The reference lag comes from the first clean 100 ms window of several.

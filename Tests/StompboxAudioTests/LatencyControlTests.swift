@@ -16,9 +16,16 @@ struct LatencyControlTests {
         var drift: Double
         var jitter: Double
         var phase = 0.0
+        /// A reading that creeps away from the true margin (seconds per second from
+        /// `creepStart`): an interpolated playback clock settling, not the queue moving.
+        var creep = 0.0
+        var creepStart = 0.0
         var ratios: [Double] = []
         var margins: [(t: Double, m: Double)] = []
         var actions: [LatencyControl.Action] = []
+        /// What the servers' frame counts say (`LatencyControl.clockDrift`): the true drift
+        /// unless a test says otherwise.
+        var countedDrift: Double?? = nil
 
         init(target: Double = 0.008, start: Double, drift: Double, jitter: Double = 0.0005, block: Int = 128) {
             blockSeconds = Double(block) / 48_000
@@ -38,7 +45,8 @@ struct LatencyControlTests {
                 margin += control.ratio * blockSeconds - dt
                 // The reading: a sawtooth of the server's period beating against ours.
                 phase += 0.37
-                let reading = margin + jitter * (phase.truncatingRemainder(dividingBy: 1) - 0.5)
+                let reading = margin + creep * (time - creepStart) + jitter * (phase.truncatingRemainder(dividingBy: 1) - 0.5)
+                control.clockDrift = countedDrift ?? drift
                 let action = control.observe(margin: reading, at: time)
                 switch action {
                 case .none: break
@@ -67,6 +75,75 @@ struct LatencyControlTests {
         let range = plant.marginRange(after: 1)
         #expect(abs(range.lowerBound - 0.008) < 0.0003 && abs(range.upperBound - 0.008) < 0.0003, "\(range)")
         #expect(plant.control.dropouts == 0)
+    }
+
+    @Test func aReadingThatCreepsOnOneClockIsNotDrift() {
+        // PulseAudio, one clock: the margin read through libpulse's interpolated playback time
+        // crept 1 ms over 8 s, steadily, and was taken for drift (the resampler bent a take's
+        // output for seconds). The frame counts say no drift, or say nothing yet: bit-exact.
+        for counted in [0.0, nil] as [Double?] {
+            var plant = Plant(start: 0.008, drift: 0)
+            plant.countedDrift = .some(counted)
+            plant.run(3)
+            plant.creep = 125e-6
+            plant.creepStart = plant.time
+            plant.run(8)
+            #expect(!plant.control.following)
+            #expect(plant.ratios.allSatisfy { $0 == 1 })
+        }
+        // The margin alone would have followed it.
+        var alone = Plant(start: 0.008, drift: 0)
+        alone.countedDrift = .some(125e-6)
+        alone.run(3)
+        alone.creep = 125e-6
+        alone.creepStart = alone.time
+        alone.run(8)
+        #expect(alone.control.following)
+    }
+
+    @Test func driftIsFollowedOnceTheFrameCountsCatchUp() {
+        // The frame counts start afresh (a dropout cleared them) just as the margin's own
+        // evidence is complete: the control waits for them instead of re-centring, so the
+        // level does not wander on; then it follows.
+        var plant = Plant(start: 0.008, drift: 300e-6)
+        plant.countedDrift = .some(nil)
+        plant.run(10)
+        #expect(!plant.control.following)
+        plant.countedDrift = nil
+        plant.run(0.5)
+        #expect(plant.control.following, "at once: the margin's six seconds are already there")
+        plant.run(60)
+        #expect(plant.control.dropouts == 0)
+        let range = plant.marginRange(after: 0)
+        #expect(range.upperBound - range.lowerBound < 0.006, "margin \(range)")
+        #expect(plant.marginRange(after: 40).upperBound - plant.marginRange(after: 40).lowerBound < 0.001)
+    }
+
+    @Test func theDriftMeterReadsFrameCounts() {
+        // Captured − played every 0.1 s: 300 ppm of drift under PipeWire-like jitter (a reply
+        // as old as up to one 256-frame quantum on either side).
+        var meter = ClockDriftMeter(sampleRate: 48_000)
+        var rng = SystemRandomNumberGenerator()
+        var t = 0.0
+        for _ in 0..<(ClockDriftMeter.length - 1) {
+            meter.add(offset: 1_000 + 300e-6 * 48_000 * t + Double.random(in: -256...256, using: &rng), at: t)
+            t += 0.1
+        }
+        #expect(meter.drift == nil, "not before the span is full")
+        for _ in 0..<200 {
+            meter.add(offset: 1_000 + 300e-6 * 48_000 * t, at: t)
+            t += 0.1
+        }
+        let drift = try? #require(meter.drift)
+        #expect(abs((drift ?? 0) - 300e-6) < 5e-6, "\(String(describing: drift))")
+        // Readings closer than the interval are skipped; a clear starts over.
+        meter.add(offset: 0, at: t - 0.05)
+        #expect(abs((meter.drift ?? 0) - 300e-6) < 5e-6)
+        meter.clear()
+        #expect(meter.drift == nil)
+        // One clock: a level that stays put (steps of our own never reach it) reads ~0.
+        for i in 0..<ClockDriftMeter.length { meter.add(offset: 500, at: Double(i) * 0.1) }
+        #expect(meter.drift == 0)
     }
 
     @Test(arguments: [300e-6, -300e-6, 100e-6, -500e-6])

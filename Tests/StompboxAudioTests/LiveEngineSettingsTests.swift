@@ -9,8 +9,7 @@ import Testing
 /// Serialized: the server's address is process-wide (`PULSE_SERVER`).
 @Suite(.serialized)
 struct LiveEngineSettingsTests {
-    /// (block, margin ms): the smallest block (at the issue's 6 ms; a 4 ms margin is marginal on
-    /// this shared 2-core VM, 0–2 gaps per 7 s on PulseAudio: open), the default, larger blocks,
+    /// (block, margin ms): the smallest block at the issue's 6 ms, the default, larger blocks,
     /// a large margin, and the largest block with a margin below it.
     static let sweep: [(Int, Double)] = [(64, 6), (LiveSettings().blockSize, LiveSettings().latencyMs), (256, 8), (128, 20), (512, 40), (1024, 8)]
 
@@ -18,9 +17,7 @@ struct LiveEngineSettingsTests {
     /// machine is shared, and one scheduling hiccup is not the loop falling apart. Today's
     /// failure modes (continuous crackle away from 128/11) fail every take.
     ///
-    /// Each setting on a server of its own, as each row of the issue's table was tried. (On one
-    /// PulseAudio server, the session right after a 64-frame one met a 2 ms step in the scope's
-    /// lag a few seconds in, one gap that the engine's margin did not show; not explained yet.)
+    /// Each setting on a server of its own, as each row of the issue's table was tried.
     static func sweep(_ kind: AudioServerKind) throws {
         for (block, ms) in sweep {
             let server = try PrivatePulseServer(kind: kind)
@@ -34,26 +31,14 @@ struct LiveEngineSettingsTests {
                 if run.scopeDropouts == 0 && run.underruns + run.overruns == 0 { break }
             }
             let best = takes.min { $0.scopeDropouts < $1.scopeDropouts }!
-            if kind == .pulseaudio {
-                // Reported by the runner as a known issue, never passed silently.
-                withKnownIssue("open (issue 8): on PulseAudio a take still meets about one gap in 7 s that the engine's margin does not show (a 2 ms step in the scope's lag), at a setting that varies from run to run", isIntermittent: true) {
-                    #expect(best.scopeDropouts == 0, "\(kind) \(block)/\(ms): \(takes.map(\.scopeDropouts)) dropouts in \(takes.count) takes")
-                }
-                #expect(best.scopeDropouts <= 2, "\(kind) \(block)/\(ms): \(takes.map(\.scopeDropouts)) dropouts in \(takes.count) takes")
-            } else {
-                #expect(best.scopeDropouts == 0, "\(kind) \(block)/\(ms): \(takes.map(\.scopeDropouts)) dropouts in \(takes.count) takes")
-            }
+            #expect(best.scopeDropouts == 0, "\(kind) \(block)/\(ms): \(takes.map(\.scopeDropouts)) dropouts in \(takes.count) takes")
             // End to end: no more than the margin in force plus one block plus a few ms.
             let blockMs = Double(block) / 48
             #expect(best.measuredMs <= best.settledTargetMs + blockMs + 4, "\(best)")
             // Honest: the engine's figure within 2 ms of the scope's (the issue's bar).
-            if kind == .pipewire {
-                withKnownIssue("open (issue 8): PipeWire's pulse server reports its stream latencies 0.3–2.4 ms high (more at large blocks; its sink and source latencies read 0)", isIntermittent: true) {
-                    #expect(abs(best.reportedMs - best.measuredMs) <= 2, "\(best)")
-                }
-            } else {
-                #expect(abs(best.reportedMs - best.measuredMs) <= 2, "\(best)")
-            }
+            #expect(abs(best.reportedMs - best.measuredMs) <= 2, "\(best)")
+            // One clock (every device here runs on the server's): never resampled, bit-exact.
+            #expect(takes.allSatisfy { $0.followedDriftPPM == nil }, "\(takes)")
         }
     }
 
