@@ -17,11 +17,10 @@ import Foundation
 ///   is exactly 1 and the resampler is bypassed: one clock for in and out (the same interface,
 ///   or two sinks on one server clock) never drifts, so the chain's output reaches the output
 ///   bit for bit.
-/// - **Following**: once the margin leaves the dead band, the input is on another clock. The
-///   resampler is engaged for the rest of the session (only after six steady seconds in which
-///   the margin kept moving the same way at the same speed, and the servers' frame counts
-///   show the same drift: `clockDrift`), its ratio starting from the drift rate
-///   measured so far (the margin's slope), then steered by a PI loop (critically damped,
+/// - **Following**: once the servers' frame counts show the input on another clock
+///   (`clockDrift`, from a `ClockDriftMeter`), and the margin has not gone the other way, the
+///   resampler is engaged for the rest of the session, its ratio starting from that drift,
+///   then steered by a PI loop (critically damped,
 ///   time constant `timeConstant`, limited to ±`maximumCorrection`) that holds the level where
 ///   it was. A quick move of the level (another client joined the device) is a step, not
 ///   drift: the band is centred again where it settles.
@@ -246,36 +245,34 @@ public struct LatencyControl: Sendable {
                 referenceLatched = false
                 return .none
             }
-            if !referenceLatched {
-                guard historyCount >= 10 else { return .none }
+            if !referenceLatched && historyCount >= 10 {
                 var sum = 0.0
                 for i in (historyCount - 10)..<historyCount { sum += history[i] }
                 reference = sum / 10
                 referenceLatched = true
             }
-            // Drift: the level has left the band around where it settled, and it keeps moving the
-            // same way at the same speed: over six steady seconds both halves slope alike (a
-            // server settling into new buffering moves once and stops; a clock keeps going).
-            // Not a jump either (the raw margin far off: a dropout on its way). And the frame
-            // counts must say so too (`clockDrift`): on one clock they never move.
-            guard abs(m - reference) > deadBand, abs(margin - target) < dropoutError,
-                  historyCount == Self.historyLength else { return .none }
-            let early = slope(0..<(Self.historyLength / 2)), late = slope((Self.historyLength / 2)..<Self.historyLength)
-            guard Self.alike(early, late) else {
-                // Moved, but not like a clock: centre the band where it is now.
-                clearHistory(now)
+            // Drift is what the frame counts say (`clockDrift`: exact, and on one clock they never
+            // move), unless the margin has clearly gone the other way. The margin alone is not
+            // trusted with it: read through interpolated playback time, it can creep on one clock.
+            // Nor is it waited for: a margin that keeps being set back by spells (an input that
+            // comes in bursts, drifting towards the low edge) never gets six quiet seconds.
+            let moved = referenceLatched && abs(m - reference) > deadBand
+            if let counted = clockDrift, abs(counted) > Self.smallestDrift, !(moved && (m > reference) != (counted > 0)) {
+                following = true
+                if !referenceLatched {
+                    reference = m
+                    referenceLatched = true
+                }
+                integral = counted / ki
+                drift = counted
+            } else {
+                // Moved, and the frame counts say one clock (a server settling into new
+                // buffering): centre the band where the level is now.
+                if moved, let counted = clockDrift, abs(counted) <= Self.smallestDrift, historyCount == Self.historyLength {
+                    clearHistory(now)
+                }
                 return .none
             }
-            // The frame counts may not span enough time yet (they start afresh after a
-            // dropout): wait for them rather than re-centre, or real drift would wander on.
-            guard let measured = clockDrift else { return .none }
-            guard Self.alike(measured, slope(0..<historyCount)) else {
-                clearHistory(now)
-                return .none
-            }
-            following = true
-            integral = slope(0..<historyCount) / ki
-            drift = slope(0..<historyCount)
         }
         // Hold the level where it was: no pitch bend to pull it back to the nominal target.
         let error = m - reference
@@ -297,11 +294,14 @@ public struct LatencyControl: Sendable {
 
     // MARK: Helpers
 
-    /// Two drift rates that tell the same story: each beyond 30 ppm, the same way, and within a
-    /// factor of two of each other.
-    static func alike(_ a: Double, _ b: Double) -> Bool {
-        abs(a) > 30e-6 && abs(b) > 30e-6 && (a > 0) == (b > 0) && max(abs(a), abs(b)) < 2 * min(abs(a), abs(b))
+    /// Two drift readings confirm each other: each beyond `smallestDrift`, the same way, within
+    /// a factor of three.
+    static func confirms(_ a: Double, _ b: Double) -> Bool {
+        abs(a) > smallestDrift && abs(b) > smallestDrift && (a > 0) == (b > 0) && abs(a) < 3 * abs(b) && abs(b) < 3 * abs(a)
     }
+
+    /// Below this (seconds per second) two clocks are taken for one.
+    static let smallestDrift = 30e-6
 
     private var kp: Double { 2 / timeConstant }
     private var ki: Double { 1 / (timeConstant * timeConstant) }
@@ -334,19 +334,6 @@ public struct LatencyControl: Sendable {
         history[historyCount] = m
         historyCount += 1
     }
-
-    /// Least-squares slope of the remembered margins in `range` (seconds per second): the drift.
-    private func slope(_ range: Range<Int>) -> Double {
-        guard range.count >= 5 else { return 0 }
-        let n = Double(range.count)
-        var sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0
-        for i in range {
-            let x = Double(i) * Self.historyInterval
-            sx += x; sy += history[i]; sxx += x * x; sxy += x * history[i]
-        }
-        let d = n * sxx - sx * sx
-        return d > 0 ? (n * sxy - sx * sy) / d : 0
-    }
 }
 
 /// How fast the input's clock runs against the output's, from frame counts alone: the frames
@@ -354,16 +341,22 @@ public struct LatencyControl: Sendable {
 /// the servers' timing replies and brought to one instant. On one clock that difference stays
 /// put whatever the loop does (silence put in or input dropped moves neither end); with two
 /// clocks it grows or shrinks by the drift. No interpolated time enters it, so a playback clock
-/// that settles slowly is not mistaken for drift. A dropout can step it: clear it then.
+/// that settles slowly is not mistaken for drift. A dropout can step it: clear it then. So can
+/// the server re-buffering a device when another stream joins it (a few hundred µs, once): the
+/// verdict waits while a step lies in the span.
 ///
-/// Least squares over the last `length` readings; pure arithmetic, safe on the audio thread.
+/// Least squares over the last `length` readings (about 15 s), once there are `minimum` (about
+/// 6 s, as long as the margin's own evidence takes); a reply's age and an input that arrives in
+/// bursts (a pipe) put a few ms of jitter on each reading, which the longer span averages out.
+/// Pure arithmetic, safe on the audio thread.
 public struct ClockDriftMeter: Sendable {
-    public static let length = 60
-    /// Readings closer together than this are skipped (seconds): the span covers ~6 s.
+    public static let length = 150
+    public static let minimum = 60
+    /// Readings closer together than this are skipped (seconds).
     public static let interval = 0.09
     public let sampleRate: Double
-    private var times = InlineArray<60, Double>(repeating: 0)
-    private var offsets = InlineArray<60, Double>(repeating: 0)
+    private var times = InlineArray<150, Double>(repeating: 0)
+    private var offsets = InlineArray<150, Double>(repeating: 0)
     private var count = 0
 
     public init(sampleRate: Double) { self.sampleRate = sampleRate }
@@ -386,17 +379,31 @@ public struct ClockDriftMeter: Sendable {
 
     public mutating func clear() { count = 0 }
 
-    /// Seconds per second (+0.0003: the input 300 ppm fast); nil until the span is full.
+    /// Seconds per second (+0.0003: the input 300 ppm fast); nil until there are `minimum`
+    /// readings, or while the two halves of the span tell different stories: a level that
+    /// stepped once (a server re-buffering when another stream joins a device) slopes in one
+    /// half only, a clock in both.
     public var drift: Double? {
-        guard count == Self.length else { return nil }
-        let n = Double(count), t0 = times[0]
+        guard count >= Self.minimum else { return nil }
+        let early = slope(0..<(count / 2)), late = slope((count / 2)..<count), all = slope(0..<count)
+        let small = LatencyControl.smallestDrift
+        if abs(early) < small && abs(late) < small {
+            // Two quiet halves, but a step between them if the whole slopes.
+            return abs(all) < small ? all : nil
+        }
+        let agree = LatencyControl.confirms(early, late) && LatencyControl.confirms(all, early) && LatencyControl.confirms(all, late)
+        return agree ? all : nil
+    }
+
+    private func slope(_ range: Range<Int>) -> Double {
+        let n = Double(range.count), t0 = times[range.lowerBound]
         var sx = 0.0, sy = 0.0, sxx = 0.0, sxy = 0.0
-        for i in 0..<count {
+        for i in range {
             let x = times[i] - t0, y = offsets[i]
             sx += x; sy += y; sxx += x * x; sxy += x * y
         }
         let d = n * sxx - sx * sx
-        return d > 0 ? (n * sxy - sx * sy) / d / sampleRate : nil
+        return d > 0 ? (n * sxy - sx * sy) / d / sampleRate : 0
     }
 }
 

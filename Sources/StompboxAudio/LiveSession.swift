@@ -560,7 +560,10 @@ final class LiveSession {
         let heard = ServerPosition(frames: Double(playbackFramesWritten) - queued - Double(timing.sink_usec) / 1e6 * rate,
                                    at: Self.wallClock(timing.timestamp))
         heardAt = heard
-        if let captured = capturedAt {
+        // From when the streams have settled: opening them steps the counts by a few ms. Not
+        // on PipeWire: it brings every device to one clock itself.
+        if !connection.isPipeWire, let captured = capturedAt, let first = firstBlockAt,
+           monotonicSeconds() - first > LiveSession.settleSeconds {
             clockMeter.add(offset: captured.frames + (heard.at - captured.at) * rate - heard.frames, at: heard.at)
             control.clockDrift = clockMeter.drift
         }

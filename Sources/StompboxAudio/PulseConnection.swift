@@ -113,7 +113,21 @@ final class PulseConnection {
         }
         let mask = pa_subscription_mask_t(rawValue: PA_SUBSCRIPTION_MASK_SOURCE.rawValue | PA_SUBSCRIPTION_MASK_SINK.rawValue)
         if let op = pa_context_subscribe(ctx, mask, nil, nil) { pa_operation_unref(op) }
+        isPipeWire = serverName()?.contains("PipeWire") ?? false
         return true
+    }
+
+    /// True when the server is PipeWire's pulse server ("PulseAudio (on PipeWire 0.3.65)"). It
+    /// runs every device on its graph's clock (a device on another crystal is resampled to it
+    /// inside PipeWire), so its clients always see one clock: no drift to follow there.
+    private(set) var isPipeWire = false
+
+    private func serverName() -> String? {
+        guard let ctx = context else { return nil }
+        let box = Query()
+        let pointer = Unmanaged.passUnretained(box).toOpaque()
+        guard let op = pa_context_get_server_info(ctx, PulseConnection.serverInfoCallback, pointer) else { return nil }
+        return withExtendedLifetime(box) { wait(for: op, box) ? box.name : nil }
     }
 
     func disconnect() {
@@ -152,6 +166,7 @@ final class PulseConnection {
     /// Collects the answers of one introspection request.
     private final class Query {
         var results: [PulseDeviceInfo] = []
+        var name: String?
         var done = false
         var success = false
     }
@@ -267,6 +282,13 @@ final class PulseConnection {
     private static func master(_ proplist: OpaquePointer?) -> String? {
         guard let proplist, let value = pa_proplist_gets(proplist, PA_PROP_DEVICE_MASTER_DEVICE) else { return nil }
         return String(cString: value)
+    }
+
+    private static let serverInfoCallback: @convention(c) (OpaquePointer?, UnsafePointer<pa_server_info>?, UnsafeMutableRawPointer?) -> Void = { _, info, userdata in
+        guard let userdata else { return }
+        let box = Unmanaged<Query>.fromOpaque(userdata).takeUnretainedValue()
+        box.name = info?.pointee.server_name.map { String(cString: $0) }
+        box.done = true
     }
 
     private static let successCallback: @convention(c) (OpaquePointer?, Int32, UnsafeMutableRawPointer?) -> Void = { _, success, userdata in
