@@ -48,7 +48,7 @@ enum LatencyBench {
             try server.start()
             defer { server.stop() }
             for ppm in [300.0, -300.0] {
-                print("  " + String(describing: try LiveProbe.drift(server, ppm: ppm, seconds: driftSeconds)))
+                print("  " + String(describing: try LiveProbe.drift(server, ppm: ppm, seconds: driftSeconds, warmUp: 15)))
                 fflush(stdout)
             }
         }
