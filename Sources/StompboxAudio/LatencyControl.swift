@@ -13,10 +13,9 @@ import Foundation
 /// - **Warm-up** (`warmUp` seconds after the first block): the first reading sets the margin to
 ///   the target in one step (silence put in or input dropped); at the end of warm-up the
 ///   averaged margin sets it once more. Nothing is playing yet that a jump could spoil.
-/// - **Bit-exact**: while the margin stays within `deadBand` of where it settled, the ratio
-///   is exactly 1 and the resampler is bypassed: one clock for in and out (the same interface,
-///   or two sinks on one server clock) never drifts, so the chain's output reaches the output
-///   bit for bit.
+/// - **Bit-exact**: until the frame counts show another clock, the ratio is exactly 1 and the
+///   resampler is bypassed: one clock for in and out (the same interface, or two sinks on one
+///   server clock) never drifts, so the chain's output reaches the output bit for bit.
 /// - **Following**: once the servers' frame counts show the input on another clock
 ///   (`clockDrift`, from a `ClockDriftMeter`), and the margin has not gone the other way, the
 ///   resampler is engaged for the rest of the session, its ratio starting from that drift,
@@ -61,9 +60,9 @@ public struct LatencyControl: Sendable {
     /// The margin, low-pass filtered (seconds); nil before the first observation.
     public private(set) var filteredMargin: Double?
     /// The drift measured apart from the margin, from the servers' frame counts (a
-    /// `ClockDriftMeter`), or nil while there is not enough of it. Drift is followed only when
-    /// this agrees with the margin's slope: the margin is read through interpolated playback
-    /// time, which can creep on one clock for a few seconds as it settles, and that is not drift.
+    /// `ClockDriftMeter`), or nil while there is no verdict yet. It decides whether to follow
+    /// (see `observe`); the margin is read through interpolated playback time, which can creep
+    /// on one clock for a few seconds as it settles, and that is not drift.
     public var clockDrift: Double?
 
     private var start: Double?
@@ -75,7 +74,7 @@ public struct LatencyControl: Sendable {
     private var referenceLatched = false
     public var stepThreshold = 0.0004
     private var integral = 0.0
-    /// The filtered margin every 0.1 s over the last 6 s, for the slope (drift) estimate.
+    /// The filtered margin every 0.1 s over the last 6 s: where the level settled, and its steps.
     private var history = InlineArray<60, Double>(repeating: 0)
     private var historyCount = 0
     private var lastHistoryTime = 0.0
@@ -294,12 +293,6 @@ public struct LatencyControl: Sendable {
 
     // MARK: Helpers
 
-    /// Two drift readings confirm each other: each beyond `smallestDrift`, the same way, within
-    /// a factor of three.
-    static func confirms(_ a: Double, _ b: Double) -> Bool {
-        abs(a) > smallestDrift && abs(b) > smallestDrift && (a > 0) == (b > 0) && abs(a) < 3 * abs(b) && abs(b) < 3 * abs(a)
-    }
-
     /// Below this (seconds per second) two clocks are taken for one.
     static let smallestDrift = 30e-6
 
@@ -346,8 +339,8 @@ public struct LatencyControl: Sendable {
 /// verdict waits while a step lies in the span.
 ///
 /// Least squares over the last `length` readings (about 15 s), once there are `minimum` (about
-/// 6 s, as long as the margin's own evidence takes); a reply's age and an input that arrives in
-/// bursts (a pipe) put a few ms of jitter on each reading, which the longer span averages out.
+/// 6 s); an input that arrives in bursts (a pipe) puts a ms or so of jitter on each reading,
+/// which the longer span averages out.
 /// Pure arithmetic, safe on the audio thread.
 public struct ClockDriftMeter: Sendable {
     public static let length = 150
@@ -391,8 +384,14 @@ public struct ClockDriftMeter: Sendable {
             // Two quiet halves, but a step between them if the whole slopes.
             return abs(all) < small ? all : nil
         }
-        let agree = LatencyControl.confirms(early, late) && LatencyControl.confirms(all, early) && LatencyControl.confirms(all, late)
-        return agree ? all : nil
+        return Self.agree(early, late) && Self.agree(all, early) && Self.agree(all, late) ? all : nil
+    }
+
+    /// Two slopes that tell the same story: each beyond `smallestDrift`, the same way, within a
+    /// factor of three.
+    private static func agree(_ a: Double, _ b: Double) -> Bool {
+        let small = LatencyControl.smallestDrift
+        return abs(a) > small && abs(b) > small && (a > 0) == (b > 0) && abs(a) < 3 * abs(b) && abs(b) < 3 * abs(a)
     }
 
     private func slope(_ range: Range<Int>) -> Double {

@@ -120,8 +120,8 @@ struct LatencyControlTests {
     }
 
     @Test func theDriftMeterReadsFrameCounts() {
-        // Captured − played every 0.1 s: 300 ppm of drift under PipeWire-like jitter (a reply
-        // as old as up to one 256-frame quantum on either side).
+        // Captured − played every 0.1 s, 300 ppm of drift. No verdict before six seconds, even
+        // from readings as jittery as a quantum on PipeWire (±256 frames).
         var meter = ClockDriftMeter(sampleRate: 48_000)
         var rng = SystemRandomNumberGenerator()
         var t = 0.0
@@ -130,6 +130,17 @@ struct LatencyControlTests {
             t += 0.1
         }
         #expect(meter.drift == nil, "not before six seconds")
+        // A full span of readings with a pipe source's jitter (±48 frames, 1 ms, a fixed
+        // pseudo-random sequence): the slope within 40 ppm.
+        var jittered = ClockDriftMeter(sampleRate: 48_000)
+        var state: UInt64 = 12_345
+        for i in 0..<ClockDriftMeter.length {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let noise = (Double(state >> 11) / Double(1 << 53) - 0.5) * 96
+            jittered.add(offset: 300e-6 * 48_000 * Double(i) * 0.1 + noise, at: Double(i) * 0.1)
+        }
+        let fromJitter = jittered.drift
+        #expect(fromJitter != nil && abs(fromJitter! - 300e-6) < 40e-6, "\(String(describing: fromJitter))")
         for _ in 0..<200 {
             meter.add(offset: 1_000 + 300e-6 * 48_000 * t, at: t)
             t += 0.1
