@@ -114,6 +114,24 @@ public struct LatencyControl: Sendable {
     /// How long a margin that crept far above the target may stay there (seconds).
     public static let creptHold = 4.0
 
+    /// Whether the output has been silent lately (the session sets it before each observation):
+    /// then input can be dropped without anyone hearing it.
+    public var quiet = false
+    /// A level that settled this far above the target (seconds), lowest reading included, is
+    /// brought back at the next quiet moment: less than a dropout, but latency nobody asked for
+    /// (PipeWire sometimes hands a stream one more quantum of queue when a client joins the
+    /// input's device, and keeps it).
+    public var settledHighThreshold: Double { max(0.002, blockSeconds / 4) }
+    /// Level trims made: a quiet drop of input, nothing heard, not a dropout.
+    public private(set) var trims = 0
+    /// Since when every reading has been above `target + settledHighThreshold`, and the lowest.
+    private var settledHighSince: Double?
+    private var settledHighMinimum = Double.infinity
+    /// When the last trim was made; an underrun soon after says the server needs that queue,
+    /// and the level is left alone from then on.
+    private var lastTrim = -Double.infinity
+    private var trimsAllowed = true
+
     /// Since when the margin has been far below the target (the output starving), if it is.
     private var starvedSince: Double?
     private var starvedCounted = false
@@ -123,6 +141,11 @@ public struct LatencyControl: Sendable {
     private var creptSince: Double?
     /// The lowest margin read since `recoveringSince` / `highSince`.
     private var spellMinimum = Double.infinity
+    /// The readings' sum and count since `recoveringSince`, and whether that spell is a gap the
+    /// server held as latency (rather than a starved output).
+    private var spellSum = 0.0
+    private var spellReadings = 0
+    private var heldGapSpell = false
 
     /// Feeds the margin measured when a block was written (seconds) at time `now` (seconds,
     /// monotonic). Returns what to do about it.
@@ -158,13 +181,33 @@ public struct LatencyControl: Sendable {
 
         // Starving: the queue in front of the block has shrunk far below the target, or the
         // server said it ran dry and the margin shows it.
-        let low = margin < target - max(0.0015, blockSeconds / 2)
+        let band = max(0.0015, blockSeconds / 2)
+        let low = margin < target - band
         let ranDry = correctNext && low
+        // Or the other way: a server that stops reading while a stream is dry (PipeWire's pulse
+        // server with prebuf, when the input came a quantum late) plays silence and keeps its
+        // place, so the input that comes next sits behind the gap: the level is up by the gap
+        // the first time it is read, never low. A gap heard, and latency to take back.
+        let heldGap = correctNext && margin > target + band && starvedSince == nil && recoveringSince == nil
         correctNext = false
+        if heldGap {
+            highSince = nil
+            settledHighSince = nil
+            underruns += 1
+            if now - lastTrim < Self.trimProbation { trimsAllowed = false }
+            clearHistory(now)
+            recoveringSince = now
+            spellMinimum = margin
+            spellSum = margin
+            spellReadings = 1
+            heldGapSpell = true
+            return .none
+        }
         // A spell starts far below (or low, once the server said the output ran dry) and lasts
         // while the readings stay low: the blocks of one late burst are one spell.
         if margin < target - dropoutError || ranDry || (starvedSince != nil && low) {
             highSince = nil
+            settledHighSince = nil
             recoveringSince = nil
             if starvedSince == nil {
                 starvedSince = now
@@ -175,6 +218,7 @@ public struct LatencyControl: Sendable {
                 starvedCounted = true
                 underruns += 1
                 clearHistory(now)
+                if now - lastTrim < Self.trimProbation { trimsAllowed = false }
             }
             guard now - starvedSince! >= hold else { return .none }
             // Still starving after `hold`: not a late burst but a level that dropped.
@@ -190,21 +234,29 @@ public struct LatencyControl: Sendable {
             guard starvedCounted else { return .none }
             recoveringSince = now
             spellMinimum = margin
+            heldGapSpell = false
             return .none
         }
         if let since = recoveringSince {
             spellMinimum = min(spellMinimum, margin)
-            guard now - since >= hold else { return .none }
+            spellSum += margin
+            spellReadings += 1
+            guard now - since >= (heldGapSpell ? Self.heldGapWait : hold) else { return .none }
             recoveringSince = nil
-            filteredMargin = spellMinimum
+            // After a late burst the readings come down as the burst drains: the lowest is the
+            // level. After a held gap the level is steady, a quantum up: its mean is the level,
+            // as the filtered margin it is compared with was.
+            let level = heldGapSpell ? spellSum / Double(spellReadings) : spellMinimum
+            filteredMargin = level
             clearHistory(now)
-            return abs(spellMinimum - target) > deadBand ? correct(to: target, from: spellMinimum) : .none
+            return abs(level - target) > deadBand ? correct(to: target, from: level) : .none
         }
         if margin > target + dropoutError && previous < target + dropoutError / 2 {
             // The level jumped up: input piled up behind a late loop or server. Drop the excess
             // once it has stayed for `hold`, down to where its lowest reading puts the target.
             if highSince == nil {
                 highSince = now
+                settledHighSince = nil
                 spellMinimum = margin
                 return .none
             }
@@ -232,6 +284,27 @@ public struct LatencyControl: Sendable {
         }
         let m = previous + (1 - exp(-dt / 0.3)) * (margin - previous)
         filteredMargin = m
+
+        if !following, trimsAllowed, highSince == nil, recoveringSince == nil {
+            // Settled high: every reading above the band for `creptHold`; trimmed to the target
+            // by its lowest reading once the output is quiet (dropping played input is heard).
+            if margin > target + settledHighThreshold {
+                if settledHighSince == nil {
+                    settledHighSince = now
+                    settledHighMinimum = margin
+                }
+                settledHighMinimum = min(settledHighMinimum, margin)
+                if now - settledHighSince! >= Self.creptHold && quiet {
+                    settledHighSince = nil
+                    trims += 1
+                    lastTrim = now
+                    clearHistory(now)
+                    return correct(to: target, from: settledHighMinimum)
+                }
+            } else {
+                settledHighSince = nil
+            }
+        }
 
         if !following {
             remember(m, at: now)
@@ -285,6 +358,34 @@ public struct LatencyControl: Sendable {
         return .none
     }
 
+    /// The frame counts show a gap the server kept as latency (the end to end grew by it after
+    /// the output ran dry): the gap is taken back, exactly, where the margin's readings only
+    /// tell it to within their jitter (a quantum on PipeWire), or not at all (a few hundred µs
+    /// hide in its band). Counted as an underrun unless the margin already showed it
+    /// (`counted`); a level the margin was about to set from its own readings (after a starved
+    /// spell, or a jump up it would have taken for input piled up) is left to this.
+    public mutating func gapHeld(_ seconds: Double, at now: Double, counted: Bool) -> Action {
+        recoveringSince = nil
+        highSince = nil
+        creptSince = nil
+        settledHighSince = nil
+        if !counted {
+            underruns += 1
+            if now - lastTrim < Self.trimProbation { trimsAllowed = false }
+        }
+        clearHistory(now)
+        let n = frames(seconds)
+        if let m = filteredMargin { filteredMargin = m - Double(n) / sampleRate }
+        return n > 0 ? .dropInput(n) : .none
+    }
+
+    /// The margin is far below the target and being watched: the input may still be on its way.
+    public var starving: Bool { starvedSince != nil }
+
+    /// A gap held as latency waits this long (seconds) for the frame counts to say how long it
+    /// was (`gapHeld`) before the level is set from the margin's own readings.
+    static let heldGapWait = 0.35
+
     /// The server reported that the output ran dry: if the next observation finds the margin
     /// collapsed, it is a dropout and the margin is set back to the target in one step.
     public mutating func outputRanDry() {
@@ -295,6 +396,8 @@ public struct LatencyControl: Sendable {
 
     /// Below this (seconds per second) two clocks are taken for one.
     static let smallestDrift = 30e-6
+    /// An underrun this soon after a trim (seconds) stops trimming for the session.
+    static let trimProbation = 10.0
 
     private var kp: Double { 2 / timeConstant }
     private var ki: Double { 1 / (timeConstant * timeConstant) }

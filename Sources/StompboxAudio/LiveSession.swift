@@ -114,7 +114,16 @@ final class LiveSession {
     private var lastTimingUpdate = 0.0
     private var lastCapture = 0.0
     private var firstBlockAt: Double?
-    private var dryReports = 0
+    /// The end-to-end figure, smoothed (seconds), and, after the server reported the output dry, when
+    /// (wall clock) and what it was then: once both streams have timed since, a figure grown
+    /// by the gap says the server played silence and kept its place (see `observe`).
+    private var lastEndToEnd: Double?
+    private var lastEndToEndAt = 0.0
+    private var endToEndSince = 0.0
+    private var dryReportedAt: Double?
+    private var endToEndBeforeDry = 0.0
+    private var underrunsBeforeDry = 0
+    private var targetBeforeDry = 0.0
     private var countedControlDropouts = 0
     private var countedOverruns = 0
     /// The output's peak over the last quarter second or so (decaying block by block).
@@ -128,6 +137,9 @@ final class LiveSession {
     static let settleSeconds = 2.5
     /// −70 dBFS: below this a dropout cannot be heard.
     static let audibleLevel: Float = 3.2e-4
+    /// Growth of the end to end (seconds) after a dry report that says a gap was kept as latency:
+    /// above the figure's own jitter between timing replies.
+    static let heldGapThreshold = 0.0003
 
     init(engine: LiveEngine, connection: PulseConnection, settings: LiveSettings, generation: Int,
          source: PulseDeviceInfo?, sink: PulseDeviceInfo, restartTiming: Bool, buffers: LiveBuffers,
@@ -273,13 +285,7 @@ final class LiveSession {
     /// A few times a second: fresh timing from the server, the latency figure, a stalled input.
     private func housekeeping(now: Double) {
         if now - lastTimingUpdate >= 0.1 {
-            lastTimingUpdate = now
-            if let record, let op = pa_stream_update_timing_info(record, LiveSession.recordTimingCallback, selfPointer) {
-                pa_operation_unref(op)
-            }
-            if let playback, let op = pa_stream_update_timing_info(playback, LiveSession.playbackTimingCallback, selfPointer) {
-                pa_operation_unref(op)
-            }
+            requestTiming()
         }
         if record != nil {
             let quiet = now - lastCapture > max(0.5, 4 * blockSeconds)
@@ -296,6 +302,18 @@ final class LiveSession {
             }
             latencySum = 0
             latencyCount = 0
+        }
+    }
+
+    /// Asks both servers for their timing; the replies come to `recordTimingArrived` and
+    /// `playbackTimingArrived`.
+    private func requestTiming() {
+        lastTimingUpdate = monotonicSeconds()
+        if let record, let op = pa_stream_update_timing_info(record, LiveSession.recordTimingCallback, selfPointer) {
+            pa_operation_unref(op)
+        }
+        if let playback, let op = pa_stream_update_timing_info(playback, LiveSession.playbackTimingCallback, selfPointer) {
+            pa_operation_unref(op)
         }
     }
 
@@ -478,11 +496,36 @@ final class LiveSession {
         let waiting = (Double(fifoCount) + (resampling ? heldInResampler : 0)) / rate
         let margin = playLatency - blockSeconds + waiting
         let settled = now - firstBlockAt! > LiveSession.settleSeconds
-        if settled, let e2e = endToEndLatency(waiting: waiting) {
+        let e2e = endToEndLatency(waiting: waiting)
+        if settled, let e2e {
             latencySum += e2e
             latencyCount += 1
         }
+        control.quiet = recentPeak < LiveSession.audibleLevel
         var action = control.observe(margin: margin, at: now)
+        if action == .none, !control.starving, let since = dryReportedAt, let e2e, let c = capturedAt, let h = heardAt,
+           c.at > since, h.at > since {
+            // Both servers have reported since the output ran dry. A gap the server kept as
+            // latency (prebuf: it stops its read index while dry) grew the end to end by its
+            // length in frame counts, exactly, net of what has been corrected since; nothing
+            // heard (the sink rewound in time) leaves it where it was. A raised target is meant.
+            dryReportedAt = nil
+            let grown = e2e - endToEndBeforeDry - (control.target - targetBeforeDry)
+            if grown > LiveSession.heldGapThreshold {
+                action = control.gapHeld(grown, at: now, counted: control.underruns != underrunsBeforeDry)
+            }
+        }
+        if let e2e {
+            // Smoothed over ~0.2 s: a single figure can be off by a ms or two while one stream's
+            // reply has come in and the other's not yet.
+            if let last = lastEndToEnd, lastEndToEndAt > 0 {
+                lastEndToEnd = last + (1 - exp(-(now - lastEndToEndAt) / 0.2)) * (e2e - last)
+            } else {
+                lastEndToEnd = e2e
+                endToEndSince = now
+            }
+            lastEndToEndAt = now
+        }
         if control.dropouts != countedControlDropouts {
             // A dropout may have stepped the frame counts (a queue that ran empty stopped).
             clockMeter.clear()
@@ -501,6 +544,8 @@ final class LiveSession {
                 }
             }
         }
+        // A figure from before a correction is no yardstick for the next dry report.
+        if action != .none { lastEndToEnd = nil }
         apply(action)
     }
 
@@ -596,9 +641,21 @@ final class LiveSession {
         }
     }
 
-    /// The server says the output ran dry: the next block's margin tells whether it was heard.
+    /// The server says the output ran dry: the next block's margin tells whether it collapsed,
+    /// and the end to end once both servers have timed again whether the gap was kept as latency.
     private func ranDry() {
         if firstBlockAt != nil { control.outputRanDry() }
+        if dryReportedAt == nil, let before = lastEndToEnd, lastEndToEndAt - endToEndSince >= 0.2 {
+            var tv = timeval()
+            gettimeofday(&tv, nil)
+            dryReportedAt = Self.wallClock(tv)
+            endToEndBeforeDry = before
+            underrunsBeforeDry = control.underruns
+            targetBeforeDry = control.target
+            // Fresh timing now, so the verdict comes before the margin (read through the last
+            // reply) shows the gap and takes it for something else.
+            requestTiming()
+        }
         clockMeter.clear()
         control.clockDrift = nil
     }

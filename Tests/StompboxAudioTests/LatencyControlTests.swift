@@ -301,6 +301,93 @@ struct LatencyControlTests {
         #expect(plant.control.overruns == 1 && plant.control.underruns == 0)
     }
 
+    @Test func aLevelThatSettledHighIsTrimmedWhenTheOutputIsQuiet() {
+        // PipeWire handed the queue one more 512-frame quantum when a client joined (less than a
+        // dropout): while the guitar plays it stays; at the first quiet moment it goes, by the
+        // lowest reading, without counting a dropout.
+        var plant = Plant(target: 0.040, start: 0.040, drift: 0, jitter: 0.001, block: 512)
+        plant.run(5)
+        plant.margin += 512.0 / 48_000
+        plant.run(LatencyControl.creptHold + 4)
+        #expect(abs(plant.margin - 0.0507) < 0.0006, "trimmed while playing: \(plant.margin)")
+        plant.control.quiet = true
+        plant.run(1)
+        #expect(abs(plant.margin - 0.040) < 0.0008, "margin \(plant.margin)")
+        #expect(plant.control.trims == 1 && plant.control.dropouts == 0)
+        #expect(!plant.control.following)
+        plant.run(10)
+        #expect(plant.control.trims == 1)
+    }
+
+    @Test func aJitteryLevelAtTheTargetIsNotTrimmed() {
+        // PipeWire's quantum puts a sawtooth of several ms on the readings: the level sits on the
+        // target, only its top is high.
+        var plant = Plant(target: 0.040, start: 0.040, drift: 0, jitter: 0.008, block: 512)
+        plant.control.quiet = true
+        plant.run(30)
+        #expect(plant.control.trims == 0 && plant.actions.count <= 2)
+    }
+
+    @Test func anUnderrunSoonAfterATrimStopsTrimming() {
+        // The server needed that queue: after the trim it ran dry. The level it settles at again
+        // is left alone from then on.
+        var plant = Plant(target: 0.008, start: 0.008, drift: 0, jitter: 0.0003)
+        plant.control.quiet = true
+        plant.run(3)
+        plant.margin += 0.003
+        plant.run(LatencyControl.creptHold + 1)
+        #expect(plant.control.trims == 1)
+        plant.margin = -0.001
+        plant.control.outputRanDry()
+        plant.run(2)
+        #expect(plant.control.underruns == 1)
+        plant.margin += 0.003
+        plant.run(3 * LatencyControl.creptHold)
+        #expect(plant.control.trims == 1, "trimmed again after an underrun: \(plant.actions)")
+    }
+
+    @Test func aGapTheServerHeldAsLatencyIsAnUnderrunAndTakenBack() {
+        // PipeWire's pulse server, dry for one 256-frame quantum (the input came late), played
+        // silence and kept its place: the next reading finds the level a quantum up, never low.
+        // A gap was heard (automatic latency must know), and the quantum is taken back.
+        var plant = Plant(start: 0.008, drift: 0, jitter: 0.001)
+        plant.run(5)
+        let before = plant.actions.count
+        plant.control.outputRanDry()
+        plant.margin += 256.0 / 48_000
+        plant.run(1)
+        #expect(plant.control.underruns == 1 && plant.control.overruns == 0)
+        #expect(plant.actions.count == before + 1, "\(plant.actions.dropFirst(before))")
+        #expect(abs(plant.margin - 0.008) < 0.0008, "margin \(plant.margin)")
+        #expect(!plant.control.following)
+    }
+
+    @Test func theFrameCountsSayHowLongAHeldGapWas() {
+        // The margin shows the held quantum within its jitter; the end to end in frame counts
+        // says it exactly, and that is what is taken back, counted once.
+        var plant = Plant(start: 0.008, drift: 0, jitter: 0.004)
+        plant.run(5)
+        plant.control.outputRanDry()
+        plant.margin += 256.0 / 48_000
+        plant.run(0.1)
+        #expect(plant.control.underruns == 1 && !plant.control.starving)
+        let action = plant.control.gapHeld(256.0 / 48_000, at: plant.time, counted: true)
+        #expect(action == .dropInput(256))
+        plant.margin -= 256.0 / 48_000
+        let actions = plant.actions.count
+        plant.run(2)
+        #expect(plant.actions.count == actions, "the margin's own correction came too: \(plant.actions.dropFirst(actions))")
+        #expect(plant.control.underruns == 1 && plant.control.overruns == 0)
+        #expect(abs(plant.margin - 0.008) < 0.0002, "margin \(plant.margin)")
+        // Too short for the margin to show: counted when the frame counts tell it.
+        plant.control.outputRanDry()
+        plant.margin += 30.0 / 48_000
+        plant.run(0.1)
+        #expect(plant.control.underruns == 1)
+        #expect(plant.control.gapHeld(30.0 / 48_000, at: plant.time, counted: false) == .dropInput(30))
+        #expect(plant.control.underruns == 2)
+    }
+
     @Test func aDryReportWithTheMarginIntactChangesNothing() {
         // The stream's queue touched empty while the sink's own buffer still held enough (the
         // sink rewinds): nothing was heard, nothing is corrected or counted.
