@@ -193,8 +193,7 @@ public struct LatencyControl: Sendable {
         if heldGap {
             highSince = nil
             settledHighSince = nil
-            underruns += 1
-            if now - lastTrim < Self.trimProbation { trimsAllowed = false }
+            countUnderrun(at: now)
             clearHistory(now)
             recoveringSince = now
             spellMinimum = margin
@@ -216,9 +215,8 @@ public struct LatencyControl: Sendable {
             if !starvedCounted && (margin <= 0 || ranDry) {
                 // The queue was empty when this block came: the output played a gap.
                 starvedCounted = true
-                underruns += 1
+                countUnderrun(at: now)
                 clearHistory(now)
-                if now - lastTrim < Self.trimProbation { trimsAllowed = false }
             }
             guard now - starvedSince! >= hold else { return .none }
             // Still starving after `hold`: not a late burst but a level that dropped.
@@ -370,8 +368,7 @@ public struct LatencyControl: Sendable {
         creptSince = nil
         settledHighSince = nil
         if !counted {
-            underruns += 1
-            if now - lastTrim < Self.trimProbation { trimsAllowed = false }
+            countUnderrun(at: now)
         }
         clearHistory(now)
         let n = frames(seconds)
@@ -401,6 +398,13 @@ public struct LatencyControl: Sendable {
 
     private var kp: Double { 2 / timeConstant }
     private var ki: Double { 1 / (timeConstant * timeConstant) }
+
+    /// A gap heard. One soon after a trim says the server needed the queue that was trimmed:
+    /// no more trims this session.
+    private mutating func countUnderrun(at now: Double) {
+        underruns += 1
+        if now - lastTrim < Self.trimProbation { trimsAllowed = false }
+    }
 
     private func frames(_ seconds: Double) -> Int { Int((seconds * sampleRate).rounded()) }
 

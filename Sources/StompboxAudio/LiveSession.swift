@@ -652,10 +652,9 @@ final class LiveSession {
             endToEndBeforeDry = before
             underrunsBeforeDry = control.underruns
             targetBeforeDry = control.target
-            // Not asking for fresh timing here: an extra update resets libpulse's interpolation,
-            // and the margin read through it dipped far enough (6 of 8 ms) for silence to go in
-            // (live-equals-offline failed 3 takes in 10 with it, 0 in 6 without). The verdict
-            // comes with the next regular replies, within 0.2 s.
+            // The verdict waits for the regular replies (within 0.2 s): an extra timing request
+            // resets libpulse's interpolation, and the margin read through it dipped far enough
+            // (6 of 8 ms) for silence to go in.
         }
         clockMeter.clear()
         control.clockDrift = nil

@@ -16,9 +16,9 @@ struct LiveEngineSettingsTests {
     /// A take of one setting is retaken (up to three times) when it had a dropout: this 2-core
     /// machine is shared, and one scheduling hiccup is not the loop falling apart. Today's
     /// failure modes (continuous crackle away from 128/11) fail every take. Also when its latency
-    /// is over the bar: on PipeWire at 512/40 about one start in seven ends up ~9 ms over it
-    /// (the server's buffering grew as the player joined, and the margin, within its dropout
-    /// band there, keeps it: open, see the README's known limits).
+    /// is over the bar: on PipeWire at 512/40 about one start in thirty ends up ~10 ms over it
+    /// (the server's buffering grew as the player joined; the loop trims that only at a quiet
+    /// moment, and the noise never stops: open, see the README's known limits).
     ///
     /// Each setting on a server of its own, as each row of the table was tried.
     static func sweep(_ kind: AudioServerKind) throws {
