@@ -41,10 +41,9 @@ struct PresetPanelWindowTests {
 
         // Turn Delay Time up and Save into slot 2, confirming the overwrite question with Return.
         let before = session.parameter("delay.time_ms") ?? -1
-        try session.dragKnob("delay", "delay.time_ms", pixels: 60)
-        #expect(waitUntil(seconds: 3) { (session.parameter("delay.time_ms") ?? before) > before + 50 })
+        let saved = try #require(session.dragKnob("delay", "delay.time_ms", pixels: 60))
+        #expect(saved > before + 50)
         #expect(waitUntil(seconds: 3) { session.presetModified == true }, "the slot is marked modified")
-        let saved = try #require(session.parameter("delay.time_ms"))
         try session.click("presets", "save")
         #expect(waitUntil(seconds: 5) { session.openDialogs == ["Save Preset"] })
         #expect(!session.windows(named: "Save Preset").isEmpty)

@@ -124,8 +124,12 @@ extension PedalboardSession {
         Thread.sleep(forTimeInterval: 0.15)
     }
 
-    /// Drags a knob straight up (positive `pixels`) or down, as a finger or mouse would.
-    func dragKnob(_ pedal: String, _ id: String, pixels: Int) throws {
+    /// Drags a knob straight up (positive `pixels`) or down, as a finger or mouse would, and
+    /// returns the parameter's value once the engine's state has stopped changing: xdotool
+    /// returns before GTK has handled the moves, so a value read at once can be mid-drag (a CI
+    /// run read 901 ms while the drag went on to 2000).
+    @discardableResult
+    func dragKnob(_ pedal: String, _ id: String, pixels: Int) throws -> Double? {
         let knob = try point(pedal, "controls", id)
         try xdotool("mousemove", "\(knob.x)", "\(knob.y)", "mousedown", "1")
         let step = pixels > 0 ? 10 : -10
@@ -133,6 +137,16 @@ extension PedalboardSession {
             try xdotool("mousemove", "\(knob.x)", "\(knob.y - dy)")
         }
         try xdotool("mouseup", "1")
+        var last = parameter(id)
+        var same = 0
+        _ = waitUntil(seconds: 5) {
+            Thread.sleep(forTimeInterval: 0.2)
+            let now = parameter(id)
+            same = now == last ? same + 1 : 0
+            last = now
+            return same >= 3
+        }
+        return last
     }
 
     func shot(_ name: String) throws -> String {
