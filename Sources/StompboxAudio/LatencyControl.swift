@@ -183,6 +183,15 @@ public struct LatencyControl: Sendable {
         // server said it ran dry and the margin shows it.
         let band = max(0.0015, blockSeconds / 2)
         let low = margin < target - band
+        if let since = fallSince, now - since >= Self.heldGapWait {
+            // No verdict from the frame counts (no timing replies came): the margin decides.
+            fallSince = nil
+            if low {
+                starvedSince = nil
+                clearHistory(now)
+                return correct(to: target, from: margin)
+            }
+        }
         let ranDry = correctNext && low
         // Or the other way: a server that stops reading while a stream is dry (PipeWire's pulse
         // server with prebuf, when the input came a quantum late) plays silence and keeps its
@@ -219,9 +228,20 @@ public struct LatencyControl: Sendable {
                 clearHistory(now)
             }
             guard now - starvedSince! >= hold else { return .none }
-            // Still starving after `hold`: not a late burst but a level that dropped.
+            // Still starving after `hold`: a level that dropped, or a margin misread. Read
+            // through libpulse's interpolated playback time, the margin can dip by a couple of
+            // ms while the queue stands still; silence put in then is a gap nobody needed. Where
+            // the session's frame counts can tell (`fallsCounted`), they decide (`levelFell`).
             starvedSince = nil
             clearHistory(now)
+            if fallsCounted {
+                if fallSince == nil {
+                    fallSince = now
+                    fallHeard = false
+                }
+                fallHeard = fallHeard || starvedCounted
+                return .none
+            }
             return correct(to: target, from: margin)
         }
         if starvedSince != nil {
@@ -363,6 +383,7 @@ public struct LatencyControl: Sendable {
     /// (`counted`); a level the margin was about to set from its own readings (after a starved
     /// spell, or a jump up it would have taken for input piled up) is left to this.
     public mutating func gapHeld(_ seconds: Double, at now: Double, counted: Bool) -> Action {
+        fallSince = nil
         recoveringSince = nil
         highSince = nil
         creptSince = nil
@@ -378,6 +399,41 @@ public struct LatencyControl: Sendable {
 
     /// The margin is far below the target and being watched: the input may still be on its way.
     public var starving: Bool { starvedSince != nil }
+
+    /// Set by the session before each observation: whether its frame counts can say if a level
+    /// that read low for `hold` really fell (they had a figure from before the margin went low).
+    public var fallsCounted = false
+    /// A margin stayed low for `hold` and waits (since `fallSince`) for the frame counts to
+    /// say whether the level fell (`levelFell`); after `heldGapWait` without them the margin
+    /// decides.
+    public var awaitingFallVerdict: Bool { fallSince != nil }
+    private var fallSince: Double?
+    private var fallHeard = false
+
+    /// The frame counts' verdict on a margin that stayed low (`awaitingFallVerdict`): the end to
+    /// end fell by `seconds` since before the margin went low (net of a raised target). On one
+    /// clock it only falls when the server skipped output the queue no longer held (a gap heard):
+    /// that much silence puts it back, exactly, counted as an underrun unless the server's dry
+    /// report already was. Not fallen: the margin was misread, nothing is put in.
+    public mutating func levelFell(_ seconds: Double, at now: Double) -> Action {
+        guard fallSince != nil else { return .none }
+        fallSince = nil
+        starvedSince = nil
+        clearHistory(now)
+        let n = frames(seconds)
+        guard seconds > Self.countsJitter, n > 0 else { return .none }
+        if !fallHeard { countUnderrun(at: now) }
+        recoveringSince = nil
+        highSince = nil
+        creptSince = nil
+        settledHighSince = nil
+        if let m = filteredMargin { filteredMargin = m + Double(n) / sampleRate }
+        return .insertSilence(n)
+    }
+
+    /// A change of the end to end in frame counts smaller than this (seconds) is the figure's own
+    /// jitter between timing replies, not a gap kept or a fall.
+    public static let countsJitter = 0.0003
 
     /// A gap held as latency waits this long (seconds) for the frame counts to say how long it
     /// was (`gapHeld`) before the level is set from the margin's own readings.
@@ -409,6 +465,7 @@ public struct LatencyControl: Sendable {
     private func frames(_ seconds: Double) -> Int { Int((seconds * sampleRate).rounded()) }
 
     private mutating func correct(to wanted: Double, from m: Double) -> Action {
+        fallSince = nil
         reference = wanted
         referenceLatched = following
         let n = frames(wanted - m)

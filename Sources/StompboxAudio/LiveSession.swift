@@ -124,6 +124,12 @@ final class LiveSession {
     private var endToEndBeforeDry = 0.0
     private var underrunsBeforeDry = 0
     private var targetBeforeDry = 0.0
+    /// The smoothed end to end from before the margin went low (kept while it is low), and,
+    /// while the control waits for the frame counts' verdict on it, when (wall clock) it
+    /// began waiting and the target then (see `observe`).
+    private var endToEndBeforeLow: Double?
+    private var fallAskedAt: Double?
+    private var targetBeforeFall = 0.0
     private var countedControlDropouts = 0
     private var countedOverruns = 0
     /// The output's peak over the last quarter second or so (decaying block by block).
@@ -137,9 +143,6 @@ final class LiveSession {
     static let settleSeconds = 2.5
     /// −70 dBFS: below this a dropout cannot be heard.
     static let audibleLevel: Float = 3.2e-4
-    /// Growth of the end to end (seconds) after a dry report that says a gap was kept as latency:
-    /// above the figure's own jitter between timing replies.
-    static let heldGapThreshold = 0.0003
 
     init(engine: LiveEngine, connection: PulseConnection, settings: LiveSettings, generation: Int,
          source: PulseDeviceInfo?, sink: PulseDeviceInfo, restartTiming: Bool, buffers: LiveBuffers,
@@ -502,7 +505,21 @@ final class LiveSession {
             latencyCount += 1
         }
         control.quiet = recentPeak < LiveSession.audibleLevel
+        if !control.starving && !control.awaitingFallVerdict { endToEndBeforeLow = lastEndToEnd }
+        control.fallsCounted = endToEndBeforeLow != nil
         var action = control.observe(margin: margin, at: now)
+        if control.awaitingFallVerdict {
+            if fallAskedAt == nil {
+                fallAskedAt = Self.wallClockNow()
+                targetBeforeFall = control.target
+            } else if let asked = fallAskedAt, let before = endToEndBeforeLow, let e2e, let c = capturedAt,
+                      let h = heardAt, c.at > asked, h.at > asked {
+                // Both servers have timed since the margin stayed low: the end to end in frame
+                // counts says whether the level fell, and by how much.
+                action = combine(action, control.levelFell(before + (control.target - targetBeforeFall) - e2e, at: now))
+            }
+        }
+        if !control.awaitingFallVerdict { fallAskedAt = nil }
         if action == .none, !control.starving, let since = dryReportedAt, let e2e, let c = capturedAt, let h = heardAt,
            c.at > since, h.at > since {
             // Both servers have reported since the output ran dry. A gap the server kept as
@@ -511,7 +528,7 @@ final class LiveSession {
             // heard (the sink rewound in time) leaves it where it was. A raised target is meant.
             dryReportedAt = nil
             let grown = e2e - endToEndBeforeDry - (control.target - targetBeforeDry)
-            if grown > LiveSession.heldGapThreshold {
+            if grown > LatencyControl.countsJitter {
                 action = control.gapHeld(grown, at: now, counted: control.underruns != underrunsBeforeDry)
             }
         }
@@ -577,6 +594,12 @@ final class LiveSession {
     }
 
     private static func wallClock(_ tv: timeval) -> Double { Double(tv.tv_sec) + Double(tv.tv_usec) * 1e-6 }
+
+    private static func wallClockNow() -> Double {
+        var tv = timeval()
+        gettimeofday(&tv, nil)
+        return wallClock(tv)
+    }
 
     /// A timing reply for the record stream. Its queue on the server (write index − read
     /// index: all it sent before this reply has reached us, the socket keeps order), what has
@@ -646,9 +669,7 @@ final class LiveSession {
     private func ranDry() {
         if firstBlockAt != nil { control.outputRanDry() }
         if dryReportedAt == nil, let before = lastEndToEnd, lastEndToEndAt - endToEndSince >= 0.2 {
-            var tv = timeval()
-            gettimeofday(&tv, nil)
-            dryReportedAt = Self.wallClock(tv)
+            dryReportedAt = Self.wallClockNow()
             endToEndBeforeDry = before
             underrunsBeforeDry = control.underruns
             targetBeforeDry = control.target

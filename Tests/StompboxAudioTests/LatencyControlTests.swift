@@ -20,6 +20,9 @@ struct LatencyControlTests {
         /// `creepStart`): an interpolated playback clock settling, not the queue moving.
         var creep = 0.0
         var creepStart = 0.0
+        /// A reading off the true margin by this much (seconds): libpulse's interpolated clock
+        /// reset, the queue standing still.
+        var misread = 0.0
         var ratios: [Double] = []
         var margins: [(t: Double, m: Double)] = []
         var actions: [LatencyControl.Action] = []
@@ -45,7 +48,7 @@ struct LatencyControlTests {
                 margin += control.ratio * blockSeconds - dt
                 // The reading: a sawtooth of the server's period beating against ours.
                 phase += 0.37
-                let reading = margin + creep * (time - creepStart) + jitter * (phase.truncatingRemainder(dividingBy: 1) - 0.5)
+                let reading = margin + misread + creep * (time - creepStart) + jitter * (phase.truncatingRemainder(dividingBy: 1) - 0.5)
                 control.clockDrift = countedDrift ?? drift
                 let action = control.observe(margin: reading, at: time)
                 switch action {
@@ -260,6 +263,86 @@ struct LatencyControlTests {
         plant.run(5)
         #expect(plant.control.dropouts == 1)
         #expect(!plant.control.following)
+    }
+
+    @Test func aMarginMisreadLowGetsNoSilenceWhenTheFrameCountsSayItHeld() {
+        // The server reports the stream's queue dry (its sink still held plenty) and the margin,
+        // read through an interpolated clock that the report reset, dips 2.5 ms for 0.3 s while
+        // the queue stands still (seen live at 128/8: silence put in, the output no longer equal
+        // to the offline render). The frame counts say nothing fell: nothing goes in.
+        var plant = Plant(start: 0.008, drift: 0)
+        plant.control.fallsCounted = true
+        plant.run(5)
+        let before = plant.actions.count
+        plant.misread = -0.0025
+        plant.control.outputRanDry()
+        plant.run(0.1)
+        #expect(plant.control.awaitingFallVerdict)
+        #expect(plant.control.levelFell(0.00002, at: plant.time) == .none)
+        plant.run(0.2)
+        if plant.control.awaitingFallVerdict {
+            #expect(plant.control.levelFell(-0.00001, at: plant.time) == .none)
+        }
+        plant.misread = 0
+        plant.run(3)
+        #expect(plant.actions.count == before, "\(plant.actions.dropFirst(before))")
+        #expect(plant.control.underruns == 1 && plant.control.overruns == 0, "the server's report is counted, once")
+        #expect(abs(plant.margin - 0.008) < 0.0003)
+
+        // Without the frame counts the margin alone decides, and puts silence in for a level that
+        // never fell: what the verdict is there to prevent.
+        var blind = Plant(start: 0.008, drift: 0)
+        blind.run(5)
+        let blindBefore = blind.actions.count
+        blind.misread = -0.0025
+        blind.control.outputRanDry()
+        blind.run(0.3)
+        #expect(blind.actions.dropFirst(blindBefore).contains { if case .insertSilence = $0 { true } else { false } })
+    }
+
+    @Test func aLevelThatReallyFellIsPutBackByItsFallAndCounted() {
+        // The server skipped 5 ms of output the queue no longer held, without a dry report: the
+        // frame counts show the fall, that much silence puts it back, and a gap was heard.
+        var plant = Plant(start: 0.008, drift: 0)
+        plant.control.fallsCounted = true
+        plant.run(5)
+        plant.margin -= 0.005
+        plant.run(0.1)
+        #expect(plant.control.awaitingFallVerdict)
+        #expect(plant.control.underruns == 0)
+        let action = plant.control.levelFell(0.005, at: plant.time)
+        #expect(action == .insertSilence(240))
+        plant.margin += 0.005
+        let actions = plant.actions.count
+        plant.run(3)
+        #expect(plant.actions.count == actions, "\(plant.actions.dropFirst(actions))")
+        #expect(plant.control.underruns == 1 && plant.control.overruns == 0)
+        #expect(abs(plant.margin - 0.008) < 0.0003)
+        // Already counted by the server's dry report: not counted twice.
+        plant.margin -= 0.003
+        plant.control.outputRanDry()
+        plant.run(0.1)
+        #expect(plant.control.underruns == 2)
+        if plant.control.awaitingFallVerdict {
+            #expect(plant.control.levelFell(0.003, at: plant.time) == .insertSilence(144))
+            plant.margin += 0.003
+        }
+        plant.run(1)
+        #expect(plant.control.underruns == 2)
+        #expect(abs(plant.margin - 0.008) < 0.0006, "margin \(plant.margin)")
+    }
+
+    @Test func withoutAVerdictTheMarginDecidesAfterTheWait() {
+        // No timing replies came: after `heldGapWait` a margin still low gets its silence.
+        var plant = Plant(start: 0.008, drift: 0)
+        plant.control.fallsCounted = true
+        plant.run(5)
+        plant.margin -= 0.005
+        plant.run(0.2)
+        #expect(plant.control.awaitingFallVerdict)
+        plant.run(0.5)
+        #expect(!plant.control.awaitingFallVerdict)
+        #expect(abs(plant.margin - 0.008) < 0.0006, "margin \(plant.margin)")
     }
 
     @Test func aLateBurstIsOneDropoutAndTheHeldGapIsDropped() {

@@ -41,7 +41,8 @@ struct PresetPanelWindowTests {
 
         // Turn Delay Time up and Save into slot 2, confirming the overwrite question with Return.
         let before = session.parameter("delay.time_ms") ?? -1
-        let saved = try #require(session.dragKnob("delay", "delay.time_ms", pixels: 60))
+        let dragged = try session.dragKnob("delay", "delay.time_ms", pixels: 60)
+        let saved = try #require(dragged)
         #expect(saved > before + 50)
         #expect(waitUntil(seconds: 3) { session.presetModified == true }, "the slot is marked modified")
         try session.click("presets", "save")
