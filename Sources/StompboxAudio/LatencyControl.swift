@@ -114,15 +114,12 @@ public struct LatencyControl: Sendable {
     /// How long a margin that crept far above the target may stay there (seconds).
     public static let creptHold = 4.0
 
-    /// Whether the output has been silent lately (the session sets it before each observation):
-    /// then input can be dropped without anyone hearing it.
-    public var quiet = false
-    /// A level that settled this far above the target (seconds), lowest reading included, is
-    /// brought back at the next quiet moment: less than a dropout, but latency nobody asked for
-    /// (PipeWire sometimes hands a stream one more quantum of queue when a client joins the
-    /// input's device, and keeps it).
+    /// A level that settled this far above the target (seconds), lowest reading included, for
+    /// `creptHold` is brought back: less than a dropout, but latency nobody asked for (PipeWire
+    /// sometimes hands a stream one more quantum of queue when a client joins the input's
+    /// device, and keeps it). The session takes it from the queued output, crossfaded.
     public var settledHighThreshold: Double { max(0.002, blockSeconds / 4) }
-    /// Level trims made: a quiet drop of input, nothing heard, not a dropout.
+    /// Level trims made: queued output taken back under a crossfade, not a dropout.
     public private(set) var trims = 0
     /// Since when every reading has been above `target + settledHighThreshold`, and the lowest.
     private var settledHighSince: Double?
@@ -181,7 +178,7 @@ public struct LatencyControl: Sendable {
 
         // Starving: the queue in front of the block has shrunk far below the target, or the
         // server said it ran dry and the margin shows it.
-        let band = max(0.0015, blockSeconds / 2)
+        let band = lowBand
         let low = margin < target - band
         if let since = fallSince, now - since >= Self.heldGapWait {
             // No verdict from the frame counts (no timing replies came): the margin decides.
@@ -230,11 +227,14 @@ public struct LatencyControl: Sendable {
             guard now - starvedSince! >= hold else { return .none }
             // Still starving after `hold`: a level that dropped, or a margin misread. Read
             // through libpulse's interpolated playback time, the margin can dip by a couple of
-            // ms while the queue stands still; silence put in then is a gap nobody needed. Where
-            // the session's frame counts can tell (`fallsCounted`), they decide (`levelFell`).
+            // ms from a level at the target while the queue stands still; silence put in then
+            // is a gap nobody needed. Where the session's frame counts can tell
+            // (`fallsCounted`), they decide (`levelFell`). A level that had already sunk (the
+            // filtered margin, not updated during the spell, is off the target: an input
+            // running slow, not yet followed) is set back by the margin.
             starvedSince = nil
             clearHistory(now)
-            if fallsCounted {
+            if fallsCounted && atTarget {
                 if fallSince == nil {
                     fallSince = now
                     fallHeard = false
@@ -305,14 +305,14 @@ public struct LatencyControl: Sendable {
 
         if !following, trimsAllowed, highSince == nil, recoveringSince == nil {
             // Settled high: every reading above the band for `creptHold`; trimmed to the target
-            // by its lowest reading once the output is quiet (dropping played input is heard).
-            if margin > target + settledHighThreshold {
+            // by its lowest reading. Beyond a dropout's size it is a level that crept (above).
+            if margin > target + settledHighThreshold && m <= target + dropoutError {
                 if settledHighSince == nil {
                     settledHighSince = now
                     settledHighMinimum = margin
                 }
                 settledHighMinimum = min(settledHighMinimum, margin)
-                if now - settledHighSince! >= Self.creptHold && quiet {
+                if now - settledHighSince! >= Self.creptHold {
                     settledHighSince = nil
                     trims += 1
                     lastTrim = now
@@ -400,8 +400,19 @@ public struct LatencyControl: Sendable {
     /// The margin is far below the target and being watched: the input may still be on its way.
     public var starving: Bool { starvedSince != nil }
 
+    /// How far below the target a margin reads low (seconds).
+    private var lowBand: Double { max(0.0015, blockSeconds / 2) }
+
+    /// The filtered margin is at the target (within half the low band): where the session takes
+    /// the end to end it later measures a fall from.
+    public var atTarget: Bool {
+        guard let m = filteredMargin else { return false }
+        return abs(m - target) < lowBand / 2
+    }
+
     /// Set by the session before each observation: whether its frame counts can say if a level
-    /// that read low for `hold` really fell (they had a figure from before the margin went low).
+    /// that read low for `hold` really fell (they had a figure from when the level was at the
+    /// target).
     public var fallsCounted = false
     /// A margin stayed low for `hold` and waits (since `fallSince`) for the frame counts to
     /// say whether the level fell (`levelFell`); after `heldGapWait` without them the margin
@@ -411,10 +422,11 @@ public struct LatencyControl: Sendable {
     private var fallHeard = false
 
     /// The frame counts' verdict on a margin that stayed low (`awaitingFallVerdict`): the end to
-    /// end fell by `seconds` since before the margin went low (net of a raised target). On one
-    /// clock it only falls when the server skipped output the queue no longer held (a gap heard):
-    /// that much silence puts it back, exactly, counted as an underrun unless the server's dry
-    /// report already was. Not fallen: the margin was misread, nothing is put in.
+    /// end fell by `seconds` since the level was last at the target (net of a raised target).
+    /// On one clock it only falls when the server skipped output the queue no longer held (a gap
+    /// heard); with two, also by the drift not yet followed. That much silence puts it back,
+    /// exactly, counted as an underrun unless the server's dry report already was. Not fallen:
+    /// the margin was misread, nothing is put in.
     public mutating func levelFell(_ seconds: Double, at now: Double) -> Action {
         guard fallSince != nil else { return .none }
         fallSince = nil

@@ -21,6 +21,8 @@ final class LiveBuffers {
     /// libsamplerate's variable-ratio converter (SRC_SINC_FASTEST: 97 dB SNR, 80 % bandwidth,
     /// about 20 samples of look-ahead).
     let resampler: OpaquePointer
+    /// The output last written, to crossfade over when the loop writes over it.
+    let splice = OutputSplice()
 
     init() {
         fifo = .allocate(capacity: 1 << 16)
@@ -124,14 +126,16 @@ final class LiveSession {
     private var endToEndBeforeDry = 0.0
     private var underrunsBeforeDry = 0
     private var targetBeforeDry = 0.0
-    /// The smoothed end to end from before the margin went low (kept while it is low), and,
-    /// while the control waits for the frame counts' verdict on it, when (wall clock) it
-    /// began waiting and the target then (see `observe`).
+    /// The smoothed end to end when the level was last at its target (kept while the margin is
+    /// low, dropped at a correction), and, while the control waits for the frame counts'
+    /// verdict on a low margin, when (wall clock) it began waiting and the target then (see
+    /// `observe`).
     private var endToEndBeforeLow: Double?
     private var fallAskedAt: Double?
     private var targetBeforeFall = 0.0
     private var countedControlDropouts = 0
     private var countedOverruns = 0
+    private var countedTrims = 0
     /// The output's peak over the last quarter second or so (decaying block by block).
     private var recentPeak: Float = 0
     private let peakDecay: Float
@@ -165,6 +169,7 @@ final class LiveSession {
         channel = settings.inputChannel - 1
         control = LatencyControl(sampleRate: rate, target: targetMs / 1000, blockSeconds: Double(block) / rate)
         clockMeter = ClockDriftMeter(sampleRate: rate)
+        buffers.splice.reset(sampleRate: rate)
     }
 
     private var selfPointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -450,6 +455,9 @@ final class LiveSession {
         if !lent && buffer != nil { pa_stream_cancel_write(playback) }
         if !lent { buffer = UnsafeMutableRawPointer(buffers.output.baseAddress!); lent = false }
         let out = buffer!.assumingMemoryBound(to: Float.self)
+        // Written over queued output: the new output fades in over the old (see OutputSplice).
+        buffers.splice.rewind(pendingRewind)
+        buffers.splice.apply(block)
         if outChannels == 1 {
             out.update(from: block.baseAddress!, count: frames)
         } else {
@@ -478,6 +486,7 @@ final class LiveSession {
                 buffer = UnsafeMutableRawPointer(buffers.output.baseAddress!)
             }
             memset(buffer!, 0, bytes)
+            buffers.splice.silence(n)
             pa_stream_write(playback, buffer, bytes, nil, 0, PA_SEEK_RELATIVE)
             playbackFramesWritten += n
             left -= n
@@ -504,8 +513,9 @@ final class LiveSession {
             latencySum += e2e
             latencyCount += 1
         }
-        control.quiet = recentPeak < LiveSession.audibleLevel
-        if !control.starving && !control.awaitingFallVerdict { endToEndBeforeLow = lastEndToEnd }
+        if !control.starving && !control.awaitingFallVerdict && control.atTarget, let e = lastEndToEnd {
+            endToEndBeforeLow = e
+        }
         control.fallsCounted = endToEndBeforeLow != nil
         var action = control.observe(margin: margin, at: now)
         if control.awaitingFallVerdict {
@@ -561,9 +571,16 @@ final class LiveSession {
                 }
             }
         }
-        // A figure from before a correction is no yardstick for the next dry report.
-        if action != .none { lastEndToEnd = nil }
-        apply(action)
+        // A figure from before a correction is no yardstick for the next dry report or fall.
+        if action != .none {
+            lastEndToEnd = nil
+            endToEndBeforeLow = nil
+        }
+        // A trim takes back queued output (the level settled high in the server's queue, the
+        // input is not waiting): written over under a crossfade, nothing skipped in the input.
+        let trimmed = control.trims != countedTrims
+        countedTrims = control.trims
+        apply(action, fromQueue: trimmed)
     }
 
     /// Where a server queue's far end stood (frames, in the stream's own count) at the wall-clock
@@ -649,16 +666,16 @@ final class LiveSession {
         return n > 0 ? .insertSilence(n) : n < 0 ? .dropInput(-n) : .none
     }
 
-    private func apply(_ action: LatencyControl.Action) {
+    private func apply(_ action: LatencyControl.Action, fromQueue: Bool = false) {
         switch action {
         case .none:
             break
         case .insertSilence(let n):
             writeSilence(n)
         case .dropInput(let n):
-            // Waiting input first; what is already queued for playback is written over by the
-            // next block.
-            let fromInput = min(n, fifoCount)
+            // Waiting input first (it piled up there); what is already queued for playback is
+            // written over by the next block, crossfaded.
+            let fromInput = fromQueue ? 0 : min(n, fifoCount)
             fifoStart += fromInput
             pendingRewind += n - fromInput
         }

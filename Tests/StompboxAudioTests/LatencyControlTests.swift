@@ -384,17 +384,15 @@ struct LatencyControlTests {
         #expect(plant.control.overruns == 1 && plant.control.underruns == 0)
     }
 
-    @Test func aLevelThatSettledHighIsTrimmedWhenTheOutputIsQuiet() {
+    @Test func aLevelThatSettledHighIsTrimmedAfterTheHold() {
         // PipeWire handed the queue one more 512-frame quantum when a client joined (less than a
-        // dropout): while the guitar plays it stays; at the first quiet moment it goes, by the
-        // lowest reading, without counting a dropout.
+        // dropout): after `creptHold` it goes, by the lowest reading, without counting a dropout.
         var plant = Plant(target: 0.040, start: 0.040, drift: 0, jitter: 0.001, block: 512)
         plant.run(5)
         plant.margin += 512.0 / 48_000
-        plant.run(LatencyControl.creptHold + 4)
-        #expect(abs(plant.margin - 0.0507) < 0.0006, "trimmed while playing: \(plant.margin)")
-        plant.control.quiet = true
-        plant.run(1)
+        plant.run(LatencyControl.creptHold - 0.5)
+        #expect(abs(plant.margin - 0.0507) < 0.0006, "trimmed before the hold: \(plant.margin)")
+        plant.run(1.5)
         #expect(abs(plant.margin - 0.040) < 0.0008, "margin \(plant.margin)")
         #expect(plant.control.trims == 1 && plant.control.dropouts == 0)
         #expect(!plant.control.following)
@@ -406,7 +404,6 @@ struct LatencyControlTests {
         // PipeWire's quantum puts a sawtooth of several ms on the readings: the level sits on the
         // target, only its top is high.
         var plant = Plant(target: 0.040, start: 0.040, drift: 0, jitter: 0.008, block: 512)
-        plant.control.quiet = true
         plant.run(30)
         #expect(plant.control.trims == 0 && plant.actions.count <= 2)
     }
@@ -415,7 +412,6 @@ struct LatencyControlTests {
         // The server needed that queue: after the trim it ran dry. The level it settles at again
         // is left alone from then on.
         var plant = Plant(target: 0.008, start: 0.008, drift: 0, jitter: 0.0003)
-        plant.control.quiet = true
         plant.run(3)
         plant.margin += 0.003
         plant.run(LatencyControl.creptHold + 1)
