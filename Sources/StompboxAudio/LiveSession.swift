@@ -132,6 +132,12 @@ final class LiveSession {
     /// `observe`).
     private var endToEndBeforeLow: Double?
     private var fallAskedAt: Double?
+    /// How far a figure strays from the smoothed one, on average over ~1 s (seconds): 0.01–0.15 ms
+    /// on a sink's monitor and on PipeWire, about 1 ms from a source that delivers in bursts
+    /// (a pipe), where one figure cannot tell a fall.
+    private var endToEndJitter = 0.0
+    /// Above this `endToEndJitter` (seconds) the frame counts do not judge a low margin.
+    static let steadyJitter = 0.0004
     private var targetBeforeFall = 0.0
     private var countedControlDropouts = 0
     private var countedOverruns = 0
@@ -516,7 +522,7 @@ final class LiveSession {
         if !control.starving && !control.awaitingFallVerdict && control.atTarget, let e = lastEndToEnd {
             endToEndBeforeLow = e
         }
-        control.fallsCounted = endToEndBeforeLow != nil
+        control.fallsCounted = endToEndBeforeLow != nil && endToEndJitter < Self.steadyJitter
         var action = control.observe(margin: margin, at: now)
         if control.awaitingFallVerdict {
             if fallAskedAt == nil {
@@ -546,7 +552,9 @@ final class LiveSession {
             // Smoothed over ~0.2 s: a single figure can be off by a ms or two while one stream's
             // reply has come in and the other's not yet.
             if let last = lastEndToEnd, lastEndToEndAt > 0 {
-                lastEndToEnd = last + (1 - exp(-(now - lastEndToEndAt) / 0.2)) * (e2e - last)
+                let dt = now - lastEndToEndAt
+                endToEndJitter += (1 - exp(-dt / 1.0)) * (abs(e2e - last) - endToEndJitter)
+                lastEndToEnd = last + (1 - exp(-dt / 0.2)) * (e2e - last)
             } else {
                 lastEndToEnd = e2e
                 endToEndSince = now
