@@ -347,7 +347,15 @@ public struct LatencyControl: Sendable {
             // Nor is it waited for: a margin that keeps being set back by spells (an input that
             // comes in bursts, drifting towards the low edge) never gets six quiet seconds.
             let moved = referenceLatched && abs(m - reference) > deadBand
-            if let counted = clockDrift, abs(counted) > Self.smallestDrift, !(moved && (m > reference) != (counted > 0)) {
+            // A small drift must show in the margin too before it is followed: on PulseAudio the
+            // counts now and then slope by 50-90 ppm on one clock for long enough to pass the
+            // meter (the servers' device-latency estimates settling), and following that bends
+            // the output. A real one moves the margin past the dead band within seconds.
+            func confirmed(_ counted: Double) -> Bool {
+                abs(counted) >= Self.plainDrift || (moved && (m > reference) == (counted > 0))
+            }
+            if let counted = clockDrift, abs(counted) > Self.smallestDrift, confirmed(counted),
+               !(moved && (m > reference) != (counted > 0)) {
                 following = true
                 if !referenceLatched {
                     reference = m
@@ -461,6 +469,8 @@ public struct LatencyControl: Sendable {
 
     /// Below this (seconds per second) two clocks are taken for one.
     static let smallestDrift = 30e-6
+    /// From this drift (seconds per second) up the frame counts are followed on their own.
+    static let plainDrift = 150e-6
     /// An underrun this soon after a trim (seconds) stops trimming for the session.
     static let trimProbation = 10.0
 

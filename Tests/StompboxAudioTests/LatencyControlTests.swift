@@ -104,6 +104,23 @@ struct LatencyControlTests {
         #expect(alone.control.following)
     }
 
+    @Test func aSmallCountedDriftTheMarginDoesNotShowIsNotFollowed() {
+        // PulseAudio, one clock: the frame counts sloped by -87 ppm long enough to pass the
+        // meter (seen in 1 bench take of 20 and 2 CI sweep takes of 14), the margin stood still.
+        // Not followed: the output stays bit-exact.
+        var plant = Plant(start: 0.008, drift: 0)
+        plant.countedDrift = .some(-87e-6)
+        plant.run(30)
+        #expect(!plant.control.following)
+        #expect(plant.ratios.allSatisfy { $0 == 1 })
+        // The same figure with the margin moving its way (a real 87 ppm drift) is followed.
+        var real = Plant(start: 0.008, drift: -87e-6)
+        real.run(30)
+        #expect(real.control.following)
+        #expect(abs(real.control.drift + 87e-6) < 20e-6, "drift \(real.control.drift)")
+        #expect(real.control.dropouts == 0)
+    }
+
     @Test func driftIsFollowedOnceTheFrameCountsCatchUp() {
         // The frame counts start afresh (a dropout cleared them) just as the margin's own
         // evidence is complete: the control waits for them instead of re-centring, so the
