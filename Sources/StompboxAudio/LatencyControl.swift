@@ -351,11 +351,8 @@ public struct LatencyControl: Sendable {
             // counts now and then slope by 50-90 ppm on one clock for long enough to pass the
             // meter (the servers' device-latency estimates settling), and following that bends
             // the output. A real one moves the margin past the dead band within seconds.
-            func confirmed(_ counted: Double) -> Bool {
-                abs(counted) >= Self.plainDrift || (moved && (m > reference) == (counted > 0))
-            }
-            if let counted = clockDrift, abs(counted) > Self.smallestDrift, confirmed(counted),
-               !(moved && (m > reference) != (counted > 0)) {
+            if let counted = clockDrift, abs(counted) > Self.smallestDrift,
+               moved ? (m > reference) == (counted > 0) : abs(counted) >= Self.plainDrift {
                 following = true
                 if !referenceLatched {
                     reference = m
@@ -391,18 +388,25 @@ public struct LatencyControl: Sendable {
     /// (`counted`); a level the margin was about to set from its own readings (after a starved
     /// spell, or a jump up it would have taken for input piled up) is left to this.
     public mutating func gapHeld(_ seconds: Double, at now: Double, counted: Bool) -> Action {
+        if !counted {
+            countUnderrun(at: now)
+        }
+        let n = frames(seconds)
+        settleByCounts(shift: -n, at: now)
+        return n > 0 ? .dropInput(n) : .none
+    }
+
+    /// The frame counts set the level (`gapHeld`, `levelFell`): every spell the margin was
+    /// watching ends, and the filtered margin moves by the frames put in (+) or dropped (−).
+    private mutating func settleByCounts(shift n: Int, at now: Double) {
         fallSince = nil
+        starvedSince = nil
         recoveringSince = nil
         highSince = nil
         creptSince = nil
         settledHighSince = nil
-        if !counted {
-            countUnderrun(at: now)
-        }
         clearHistory(now)
-        let n = frames(seconds)
-        if let m = filteredMargin { filteredMargin = m - Double(n) / sampleRate }
-        return n > 0 ? .dropInput(n) : .none
+        if let m = filteredMargin { filteredMargin = m + Double(n) / sampleRate }
     }
 
     /// The margin is far below the target and being watched: the input may still be on its way.
@@ -437,18 +441,10 @@ public struct LatencyControl: Sendable {
     /// the margin was misread, nothing is put in.
     public mutating func levelFell(_ seconds: Double, at now: Double) -> Action {
         guard fallSince != nil else { return .none }
-        fallSince = nil
-        starvedSince = nil
-        clearHistory(now)
-        let n = frames(seconds)
-        guard seconds > Self.countsJitter, n > 0 else { return .none }
-        if !fallHeard { countUnderrun(at: now) }
-        recoveringSince = nil
-        highSince = nil
-        creptSince = nil
-        settledHighSince = nil
-        if let m = filteredMargin { filteredMargin = m + Double(n) / sampleRate }
-        return .insertSilence(n)
+        let n = seconds > Self.countsJitter ? max(0, frames(seconds)) : 0
+        if n > 0 && !fallHeard { countUnderrun(at: now) }
+        settleByCounts(shift: n, at: now)
+        return n > 0 ? .insertSilence(n) : .none
     }
 
     /// A change of the end to end in frame counts smaller than this (seconds) is the figure's own
