@@ -149,14 +149,46 @@ public enum LiveProbe {
         public var writerRate: Double?
         /// The output's rate as recorded (frames a monotonic second, least squares over the run).
         public var outputRate: Double?
+        /// What the engine said over the take, a line whenever it changed (seconds from the
+        /// writer's start): dropouts counted, the margin in force, the drift followed.
+        public var timeline: [String] = []
+        /// Where in the analysed span (seconds from the writer's start) the gaps and jumps were.
+        public var dropoutTimes: [Double] = []
+        /// When (seconds from the writer's start) and by how much (ms) the writer handed a chunk
+        /// over late: the interface's own hiccups, which starve the input.
+        public var writerLate: [(at: Double, ms: Double)] = []
+        /// The longest the writer left the input without samples beyond its own pacing (ms).
+        public var longestWriterStallMs: Double { writerLate.map(\.ms).max() ?? 0 }
+        /// Gaps and jumps within `stallWindow` of a writer stall: the interface's, not the loop's.
+        public var rigDropouts = 0
+        /// Seconds of the analysed span outside those windows, over which `latencyRangeMs` and
+        /// `dropouts` are taken.
+        public var stallFreeSeconds = 0.0
 
         public var dropouts: Int { gaps + jumps + max(0, expectedClicks - clicks) }
+        /// The output's own clock against the monotonic one (ppm): a null sink keeps it within a
+        /// few ppm on a quiet machine; tens of ppm say the host held the whole machine back.
+        public var outputDriftPPM: Double? { outputRate.map { ($0 / Double(LiveProbe.outputRate) - 1) * 1e6 } }
+        /// Whether the rig gave the loop a steady input and output to be judged on: 40 s clear of
+        /// the writer's stalls, and the output's clock within 5 ppm.
+        public var rigWasSteady: Bool { stallFreeSeconds >= 40 && abs(outputDriftPPM ?? .infinity) <= 5 }
+
+        /// A hand-over this late (seconds) is the interface stalling: the input starves.
+        public static let writerStall = 0.004
+        /// The output around a writer stall that is the stall's (seconds before, after): what the
+        /// loop then does about it (an underrun counted, the gap set back, automatic latency
+        /// raised) is the behaviour a stalled device should get, and is tested elsewhere.
+        public static let stallWindow = (before: 0.15, after: 1.5)
         public var description: String {
             "drift \(ppm > 0 ? "+" : "")\(Int(ppm)) ppm: latency held within \(LiveProbe.f2(latencyRangeMs)) ms over \(Int(seconds)) s, "
-                + "\(dropouts) dropouts (gaps \(gaps), jumps \(jumps), clicks \(clicks)/\(expectedClicks); engine \(underruns) underruns, \(overruns) overruns), "
+                + "\(dropouts) dropouts (gaps \(gaps), jumps \(jumps), clicks \(clicks)/\(expectedClicks); engine \(underruns) underruns, \(overruns) overruns) "
+                + "in \(Int(stallFreeSeconds)) s clear of the writer's stalls, \(rigDropouts) more around them, "
                 + "engine follows \(reportedDriftPPM.map { String(format: "%+.0f", $0) } ?? "no drift") ppm, reports \(reportedMs.map { String(format: "%.1f", $0) } ?? "-") ms; "
                 + "writer at \(writerRate.map { String(format: "%+.1f", ($0 / Double(PrivatePulseServer.rate) - 1) * 1e6) } ?? "?") ppm, \(writerDropped) samples refused, "
-                + "output at \(outputRate.map { String(format: "%+.1f", ($0 / Double(LiveProbe.outputRate) - 1) * 1e6) } ?? "?") ppm"
+                + "output at \(outputRate.map { String(format: "%+.1f", ($0 / Double(LiveProbe.outputRate) - 1) * 1e6) } ?? "?") ppm, "
+                + "writer late by up to \(LiveProbe.f2(longestWriterStallMs)) ms"
+                + (dropoutTimes.isEmpty ? "" : "; dropouts at \(dropoutTimes.sorted().map { String(format: "%.1f", $0) }.joined(separator: ", ")) s")
+                + (writerLate.isEmpty ? "" : "; writer late at \(writerLate.filter { $0.ms > 4 }.map { String(format: "%.1f s (%.0f ms)", $0.at, $0.ms) }.joined(separator: ", "))")
         }
     }
 
@@ -205,19 +237,30 @@ public enum LiveProbe {
         // seconds after the analysed span so the recording holds all of it.
         // Meanwhile the output's rate: frames recorded against the monotonic clock, fitted.
         var marks: [(Double, Double)] = []
+        var timeline: [String] = []
+        var said = ""
         let t0 = PacedWriter.now()
         while Double(PacedWriter.now() - t0) / 1e9 < warmUp + seconds + 3 {
             usleep(100_000)
-            marks.append((Double(PacedWriter.now() - t0) / 1e9, Double(recording.framesRecorded)))
+            let t = Double(PacedWriter.now() - t0) / 1e9
+            marks.append((t, Double(recording.framesRecorded)))
+            let s = engine.status()
+            let now = "under \(s.underruns) over \(s.overruns) target \(s.targetLatencyMs.map { String(format: "%.0f", $0) } ?? "-") ms drift \(s.driftPPM.map { String(format: "%+.0f", $0) } ?? "-")"
+            if now != said {
+                timeline.append(String(format: "%.1f s: ", t) + now + (s.latencyMs.map { String(format: " (latency %.1f ms)", $0) } ?? ""))
+                said = now
+            }
         }
         let after = engine.status()
         writer.stop()
+        let lateChunks = writer.chunks.filter { !$0.isPrefill && $0.time > $0.due && $0.time - $0.due > 2_000_000 }
         let out = recording.finishMono()
         var run = DriftRun(ppm: ppm, seconds: seconds, latencyRangeMs: .infinity, clicks: 0, expectedClicks: 0, gaps: 0, jumps: 0,
                            underruns: after.underruns - before.underruns, overruns: after.overruns - before.overruns,
                            reportedDriftPPM: after.driftPPM, reportedMs: after.latencyMs,
                            writerDropped: writer.droppedSamples, writerRate: writer.measuredRate(),
-                           outputRate: Self.slope(marks.filter { $0.0 > 2 && $0.1 > 0 }))
+                           outputRate: Self.slope(marks.filter { $0.0 > 2 && $0.1 > 0 }), timeline: timeline,
+                           writerLate: lateChunks.map { (Double($0.due - t0) / 1e9, Double($0.time - $0.due) / 1e6) })
         // Clicks: peaks above the sine, located to a fraction of a sample.
         var clicks: [Double] = []
         var i = 1
@@ -242,17 +285,38 @@ public enum LiveProbe {
         let span = clicks.filter { $0 >= spanStart && $0 < spanEnd }
         guard let ref = span.first else { return run }
         let expectedSpacing = Double(spacing) * outRate / rate
-        var latencies: [Double] = []
+        // Where the writer stalled, in the output: the late chunk's first sample, placed from
+        // the first click (the writer's sample 0) at the output's rate; a latency of a few ms
+        // and any click lost at start lie well inside the window.
+        let stalls = writer.chunks.filter { !$0.isPrefill && $0.time > $0.due && Double($0.time - $0.due) / 1e9 >= DriftRun.writerStall }
+            .map { firstClick + Double($0.firstSample) * outRate / rate }
+        func nearStall(_ p: Double) -> Bool {
+            stalls.contains { p >= $0 - DriftRun.stallWindow.before * outRate && p <= $0 + DriftRun.stallWindow.after * outRate }
+        }
+        // The latency click by click, over stretches clear of stalls: each must hold within the range.
+        var segments: [[Double]] = [[]]
         var previous: Double? = nil
+        var excludedClicks = 0
         for p in span {
             let k = ((p - ref) / expectedSpacing).rounded()
-            latencies.append((p - ref - k * expectedSpacing) / outRate * 1000)
-            if let q = previous, abs((p - q) - expectedSpacing * ((p - q) / expectedSpacing).rounded()) > 12 { run.jumps += 1 }
+            let latency = (p - ref - k * expectedSpacing) / outRate * 1000
+            let near = nearStall(p)
+            if let q = previous, abs((p - q) - expectedSpacing * ((p - q) / expectedSpacing).rounded()) > 12 {
+                if near { run.rigDropouts += 1 } else { run.jumps += 1 }
+                run.dropoutTimes.append((p - firstClick) / outRate)
+            }
+            if near {
+                excludedClicks += 1
+                if !(segments.last?.isEmpty ?? true) { segments.append([]) }
+            } else {
+                segments[segments.count - 1].append(latency)
+            }
             previous = p
         }
         run.clicks = span.count
         run.expectedClicks = Int(((spanEnd - spanStart) / expectedSpacing).rounded(.down))
-        run.latencyRangeMs = (latencies.max() ?? 0) - (latencies.min() ?? 0)
+        run.latencyRangeMs = segments.map { ($0.max() ?? 0) - ($0.min() ?? 0) }.max() ?? 0
+        run.stallFreeSeconds = Double(span.count - excludedClicks) * Double(spacing) / rate
         // Gaps: 2.5 ms windows without the sine in them.
         var w = Int(spanStart)
         var inGap = false
@@ -260,7 +324,10 @@ public enum LiveProbe {
             var energy: Float = 0
             for j in w..<(w + 120) { energy += out[j] * out[j] }
             let silent = (energy / 120).squareRoot() < 0.02
-            if silent && !inGap { run.gaps += 1 }
+            if silent && !inGap {
+                if nearStall(Double(w)) { run.rigDropouts += 1 } else { run.gaps += 1 }
+                run.dropoutTimes.append((Double(w) - firstClick) / outRate)
+            }
             inGap = silent
             w += 120
         }
