@@ -9,14 +9,17 @@ public struct RenderPlan: Equatable, Sendable {
     /// Applied in time order; actions at the same time in the order given.
     public var actions: [RenderAction]
     public var tailSeconds: Double
+    /// The pedals on the board, in signal order.
+    public var board: [PedalKind]
 
-    /// Every parameter at its default, no actions, no tail.
+    /// Every parameter at its default, every pedal in the classic order, no actions, no tail.
     public init(parameters: [Float] = Parameter.allCases.map { $0.spec.defaultValue },
-                actions: [RenderAction] = [], tailSeconds: Double = 0) {
+                actions: [RenderAction] = [], tailSeconds: Double = 0, board: [PedalKind] = PedalKind.builtIn) {
         precondition(parameters.count == Parameter.allCases.count, "one value per parameter")
         self.parameters = parameters
         self.actions = actions
         self.tailSeconds = tailSeconds
+        self.board = board
     }
 
     public subscript(_ p: Parameter) -> Float {
@@ -61,6 +64,7 @@ public enum RenderError: Error, Equatable, CustomStringConvertible {
     case actionAfterEnd(RenderAction, lengthSeconds: Double)
     /// A write the `permit` check refused (a locked effect, for instance).
     case refused(ParameterAssignment, reason: String)
+    case board(PedalError)
 
     public var description: String {
         switch self {
@@ -71,6 +75,7 @@ public enum RenderError: Error, Equatable, CustomStringConvertible {
         case .actionAfterEnd(let action, let length):
             "--at \(action) is at or after the end of the render (\(formatSeconds(length)) s long; add --tail to make it longer)"
         case .refused(let a, let reason): "cannot set \(a): \(reason)"
+        case .board(let e): e.description
         }
     }
 }
@@ -105,7 +110,7 @@ public final class OfflineRenderer {
     /// Renders `input` to `output` (format from its extension). On any error `output` is left
     /// as it was and no temporary file remains.
     @discardableResult
-    public func render(input: String, output: String, chain: Chain = Chain()) throws(RenderError) -> Summary {
+    public func render(input: String, output: String, chain: Chain? = nil) throws(RenderError) -> Summary {
         guard plan.tailSeconds.isFinite, (0...RenderPlan.maximumTailSeconds).contains(plan.tailSeconds) else {
             throw .badTail(plan.tailSeconds)
         }
@@ -128,6 +133,8 @@ public final class OfflineRenderer {
         } catch { throw .file(error) }
         // From here on, any throw leaves through `writer`'s deinit, which removes the temporary file.
 
+        let chain = chain ?? Chain(board: plan.board)
+        do { try chain.setBoard(plan.board) } catch { throw .board(error) }
         chain.parameters.restore(plan.parameters)
         chain.prepare(sampleRate: rate, maximumBlockSize: Self.blockSize)
 

@@ -106,7 +106,7 @@ func ensureInterposerIsLoaded() {
 func makeChain() -> Chain {
     let chain = Chain()
     let p = chain.parameters
-    for kind in EffectKind.allCases { p.set(kind.enabledParameter, 1) }
+    for kind in PedalKind.builtIn { p.set(kind.enabledParameter, 1) }
     p.set(.overdriveDrive, 0.6)
     p.set(.overdriveTone, 0.6)
     for (band, gain) in zip(Parameter.eqBands, [3, -2, 1.5, 2, -3, 1] as [Float]) { p.set(band, gain) }
@@ -137,15 +137,39 @@ func looperActions(seconds: Double) -> [Int: LooperAction] {
     return byBlock
 }
 
+/// The board rearranged every 2 s (reversed, the Looper taken off and put back first), so the
+/// allocation count covers the audio thread's side of a board handover too.
+func boardChanges(seconds: Double) -> [Int: [PedalKind]] {
+    let arrangements: [[PedalKind]] = [
+        PedalKind.builtIn.reversed(),
+        PedalKind.builtIn.filter { $0 != .looper },
+        [.looper] + PedalKind.builtIn.filter { $0 != .looper },
+        PedalKind.builtIn,
+    ]
+    var byBlock: [Int: [PedalKind]] = [:]
+    var t = 2.0, i = 0
+    while t < seconds {
+        byBlock[Int(t * sampleRate) / blockSize] = arrangements[i % arrangements.count]
+        t += 2
+        i += 1
+    }
+    return byBlock
+}
+
 /// One pass over `signal` in blocks. With `countAllocations`, only `chain.process` runs with
 /// the interposer counting. Returns the elapsed seconds.
 func run(_ chain: Chain, _ signal: UnsafeMutableBufferPointer<Float>, actions: [Int: LooperAction],
-         countAllocations: Bool) -> Double {
+         boards: [Int: [PedalKind]] = [:], countAllocations: Bool) -> Double {
     let blocks = signal.count / blockSize
     let base = signal.baseAddress!
     let start = DispatchTime.now().uptimeNanoseconds
     for b in 0..<blocks {
         if let action = actions[b] { chain.controls.looper.send(action) }
+        // As the window does: the board is rebuilt off the audio thread; only its handover counts.
+        if let board = boards[b] {
+            chain.collectRetiredBoard()
+            try! chain.setBoard(board)
+        }
         let block = UnsafeMutableBufferPointer(start: base + b * blockSize, count: blockSize)
         if countAllocations {
             MallocInterposerSwift.hook()
@@ -242,7 +266,7 @@ func countAllocations() -> (count: Int, bytes: Int) {
     let chain = makeChain()
     _ = work.update(fromContentsOf: riff)
     MallocInterposerSwift.reset()
-    _ = run(chain, work, actions: actions, countAllocations: true)
+    _ = run(chain, work, actions: actions, boards: boardChanges(seconds: options.seconds), countAllocations: true)
     let stats = MallocInterposerSwift.getStatistics()
     return (stats.mallocCount, stats.mallocBytesCount)
 }
@@ -274,11 +298,11 @@ if !options.allocationsOnly {
     print("  target ≤ \(format(targetNanosecondsPerSample, 0)) ns/sample: \(ns <= targetNanosecondsPerSample ? "met" : "NOT met")")
 
     // Where the time goes: the chain with one pedal on at a time, less the chain with none.
-    func nanosecondsPerSample(only kind: EffectKind?) -> Double {
+    func nanosecondsPerSample(only kind: PedalKind?) -> Double {
         var fastest = Double.infinity
         for _ in 0..<options.runs {
             let chain = makeChain()
-            for other in EffectKind.allCases where other != kind { chain.parameters.set(other.enabledParameter, 0) }
+            for other in PedalKind.builtIn where other != kind { chain.parameters.set(other.enabledParameter, 0) }
             chain.reset()
             _ = work.update(fromContentsOf: riff)
             fastest = min(fastest, run(chain, work, actions: kind == .looper ? actions : [:], countAllocations: false))
@@ -286,7 +310,7 @@ if !options.allocationsOnly {
         return fastest * 1e9 / Double(frames)
     }
     let bare = nanosecondsPerSample(only: nil)
-    let pedals = EffectKind.allCases.map { "\($0.rawValue) \(format(nanosecondsPerSample(only: $0) - bare))" }
+    let pedals = PedalKind.builtIn.map { "\($0.id) \(format(nanosecondsPerSample(only: $0) - bare))" }
     print("  per pedal (ns/sample above the bare chain's \(format(bare))): \(pedals.joined(separator: ", "))")
 
     if options.sox {

@@ -1,30 +1,48 @@
 import Foundation
 import StompboxDSP
 
-/// One complete setup of every pedal: all parameters of the table, on/off states included.
+/// One complete setup: which pedals are on the board and in what order, and all parameters of
+/// the table, on/off states included.
 ///
-/// File form (`.json`):
-/// `{"format":"stompbox-preset","version":1,"name":"…","parameters":{"delay.enabled":true,…}}`.
-/// Ids left out take their defaults; an unknown id, a value of the wrong type or out of range,
-/// or a newer version is an error that names it. Nothing is clamped silently.
+/// File form (`.json`), version 2:
+/// `{"format":"stompbox-preset","version":2,"name":"…","chain":["overdrive","delay",…],"parameters":{"delay.enabled":true,…}}`.
+/// Ids left out take their defaults; a version-1 file (no `chain`) has every pedal in the
+/// classic order. An unknown id or pedal, a pedal twice, a value of the wrong type or out of
+/// range, or a newer version is an error that names it. Nothing is clamped silently.
 public struct Preset: Equatable, Sendable {
     public static let format = "stompbox-preset"
-    public static let version = 1
+    public static let version = 2
 
     public var name: String
     /// One value per `Parameter`, in table order.
     public private(set) var values: [Float]
+    /// The pedals on the board, in signal order.
+    public private(set) var board: [PedalKind]
 
-    /// Every parameter at its default.
+    /// Every parameter at its default, every pedal on the board in the classic order.
     public init(name: String) {
         self.name = name
         values = Parameter.allCases.map { $0.spec.defaultValue }
+        board = PedalKind.builtIn
     }
 
-    /// The store's current values.
-    public init(name: String, from store: ParameterStore) {
+    /// The store's current values and a board.
+    public init(name: String, from store: ParameterStore, board: [PedalKind] = PedalKind.builtIn) {
         self.name = name
         values = store.snapshot()
+        self.board = board
+    }
+
+    /// Puts `board` in the preset (a pedal twice is an error).
+    public mutating func setBoard(_ board: [PedalKind]) throws(PresetError) {
+        var seen = Set<String>()
+        for kind in board where !seen.insert(kind.id).inserted { throw .pedal(.duplicate(kind.id)) }
+        self.board = board
+    }
+
+    /// True when `store` and `board` are what this preset sets.
+    public func matches(_ store: ParameterStore, board: [PedalKind]) -> Bool {
+        values == store.snapshot() && self.board == board
     }
 
     public subscript(_ p: Parameter) -> Float {
@@ -59,6 +77,7 @@ public struct Preset: Equatable, Sendable {
             "format": .string(Preset.format),
             "version": .number(Double(Preset.version)),
             "name": .string(name),
+            "chain": .array(board.map { .string($0.id) }),
             "parameters": parametersJSON,
         ])
     }
@@ -85,6 +104,15 @@ public struct Preset: Equatable, Sendable {
         }
         guard case .string(let name)? = top["name"] else { throw .missingField("name") }
         self.init(name: name)
+        if let chain = top["chain"] {
+            guard case .array(let items) = chain else { throw .wrongType(field: "chain", expected: "a list of pedal ids") }
+            var kinds: [PedalKind] = []
+            for item in items {
+                guard case .string(let id) = item else { throw .wrongType(field: "chain", expected: "a list of pedal ids, found \(item.kindName)") }
+                do { kinds.append(try PedalKind.named(id)) } catch { throw .pedal(error) }
+            }
+            try setBoard(kinds)
+        }
         guard let params = top["parameters"] else { return }
         guard case .object(let entries) = params else { throw .wrongType(field: "parameters", expected: "an object") }
         for (id, value) in entries.sorted(by: { $0.key < $1.key }) {
@@ -124,6 +152,7 @@ public enum PresetError: Error, Equatable, CustomStringConvertible {
     case missingField(String)
     case wrongType(field: String, expected: String)
     case parameter(ParameterError)
+    case pedal(PedalError)
 
     public var description: String {
         switch self {
@@ -134,6 +163,7 @@ public enum PresetError: Error, Equatable, CustomStringConvertible {
         case .missingField(let field): "the field '\(field)' is missing"
         case .wrongType(let field, let expected): "\(field): expected \(expected)"
         case .parameter(let e): e.description
+        case .pedal(let e): e.description
         }
     }
 }

@@ -60,8 +60,8 @@ public final class PresetLibrary {
     }
 
     /// True when the live setup equals what `slot` stores (the panel can mark a changed setup).
-    public func matches(_ slot: Int, _ store: ParameterStore) -> Bool {
-        bank.slots.indices.contains(slot) && bank[slot].values == store.snapshot()
+    public func matches(_ slot: Int, _ store: ParameterStore, board: [PedalKind]) -> Bool {
+        bank.slots.indices.contains(slot) && bank[slot].matches(store, board: board)
     }
 
     /// Selects `slot` (saved to the file) and returns its preset, to apply through
@@ -88,11 +88,11 @@ public final class PresetLibrary {
     }
 
     /// Stores the live setup into `slot`, keeping the slot's name unless `name` is given.
-    public func save(from store: ParameterStore, into slot: Int, name: String? = nil) throws(PresetLibraryError) {
+    public func save(from store: ParameterStore, board: [PedalKind], into slot: Int, name: String? = nil) throws(PresetLibraryError) {
         try check(slot)
         let newName = try name.map { (n: String) throws(PresetLibraryError) -> String in try PresetLibrary.validName(n) }
         try change { bank throws(PresetLibraryError) in
-            bank[slot] = Preset(name: newName ?? bank[slot].name, from: store)
+            bank[slot] = Preset(name: newName ?? bank[slot].name, from: store, board: board)
         }
     }
 

@@ -18,7 +18,7 @@ public struct StoreProduct: Equatable, Sendable {
     }
 
     /// The pedal this product unlocks, if any.
-    public var effect: EffectKind? { EffectKind(rawValue: id) }
+    public var effect: PedalKind? { PedalKind(id: id) }
 }
 
 /// `{"format":"stompbox-store-catalogue","version":1,"products":[{"id","name","description","price"}…]}`
@@ -76,22 +76,22 @@ public struct StoreCatalogue: Equatable, Sendable {
 /// Looper is unlocked).
 public struct FeatureGate: Equatable, Sendable {
     /// The pedals sold in the store, locked until a licence unlocks them.
-    public static let lockable: Set<EffectKind> = [.looper]
+    public static let lockable: Set<PedalKind> = [.looper]
 
-    public let unlocked: Set<EffectKind>
+    public let unlocked: Set<PedalKind>
 
-    public init(unlocked: Set<EffectKind>) { self.unlocked = unlocked }
+    public init(unlocked: Set<PedalKind>) { self.unlocked = unlocked }
 
     /// Nothing unlocked (no store or no licence).
     public static let locked = FeatureGate(unlocked: [])
 
-    public func isLocked(_ effect: EffectKind) -> Bool {
+    public func isLocked(_ effect: PedalKind) -> Bool {
         FeatureGate.lockable.contains(effect) && !unlocked.contains(effect)
     }
 
     /// Throws `LockedError` when `value` would switch a locked pedal on.
     public func check(_ parameter: Parameter, _ value: Float) throws(LockedError) {
-        guard let effect = parameter.spec.effect, parameter == effect.enabledParameter,
+        guard let effect = parameter.spec.pedal.flatMap(PedalKind.init(id:)), parameter == effect.enabledParameter,
               isLocked(effect), parameter.spec.clamp(value) >= 0.5 else { return }
         throw LockedError(effect: effect)
     }
@@ -106,7 +106,7 @@ public struct FeatureGate: Equatable, Sendable {
     public func admit(_ preset: Preset) -> (preset: Preset, notices: [LockedEffectNotice]) {
         var playable = preset
         var notices: [LockedEffectNotice] = []
-        for effect in EffectKind.allCases where isLocked(effect) && preset[effect.enabledParameter] >= 0.5 {
+        for effect in PedalKind.builtIn where isLocked(effect) && preset[effect.enabledParameter] >= 0.5 {
             playable[effect.enabledParameter] = 0
             notices.append(LockedEffectNotice(effect: effect, presetName: preset.name))
         }
@@ -125,7 +125,7 @@ public struct FeatureGate: Equatable, Sendable {
     @discardableResult
     public func enforce(on store: ParameterStore) -> [LockedError] {
         var switchedOff: [LockedError] = []
-        for effect in EffectKind.allCases where isLocked(effect) && store.isOn(effect.enabledParameter) {
+        for effect in PedalKind.builtIn where isLocked(effect) && store.isOn(effect.enabledParameter) {
             store.set(effect.enabledParameter, 0)
             switchedOff.append(LockedError(effect: effect))
         }
@@ -138,18 +138,18 @@ public struct FeatureGate: Equatable, Sendable {
 
 /// Refusal to switch a locked pedal on.
 public struct LockedError: Error, Equatable, Sendable, CustomStringConvertible {
-    public let effect: EffectKind
+    public let effect: PedalKind
     public var description: String {
-        "the \(effect.displayName) is locked; \(FeatureGate.howToUnlock)"
+        "the \(effect.name) is locked; \(FeatureGate.howToUnlock)"
     }
 }
 
 /// A preset switched a locked pedal on; it stayed off.
 public struct LockedEffectNotice: Equatable, Sendable, CustomStringConvertible {
-    public let effect: EffectKind
+    public let effect: PedalKind
     public let presetName: String
     public var description: String {
-        "the preset '\(presetName)' switches the \(effect.displayName) on, but the \(effect.displayName) is locked, so it stays off; \(FeatureGate.howToUnlock)"
+        "the preset '\(presetName)' switches the \(effect.name) on, but the \(effect.name) is locked, so it stays off; \(FeatureGate.howToUnlock)"
     }
 }
 
@@ -221,12 +221,12 @@ public final class Store {
     }
 
     public func isUnlocked(_ product: String) -> Bool { licence(for: product) != nil }
-    public func isUnlocked(_ effect: EffectKind) -> Bool { gate.unlocked.contains(effect) || !FeatureGate.lockable.contains(effect) }
+    public func isUnlocked(_ effect: PedalKind) -> Bool { gate.unlocked.contains(effect) || !FeatureGate.lockable.contains(effect) }
     public func licence(for product: String) -> Licence? { licences.first { $0.product == product } }
 
     /// The pedals the licences unlock.
     public var gate: FeatureGate {
-        FeatureGate(unlocked: Set(licences.compactMap { EffectKind(rawValue: $0.product) }))
+        FeatureGate(unlocked: Set(licences.compactMap { PedalKind(id: $0.product) }))
     }
 
     /// Re-reads and re-verifies the stored keys.

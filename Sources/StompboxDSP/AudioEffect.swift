@@ -11,4 +11,10 @@ public protocol AudioEffect: AnyObject {
     /// Reads the parameters once, then processes `block` in place (at most `maximumBlockSize`).
     /// Called on the audio thread.
     func process(_ block: UnsafeMutableBufferPointer<Float>)
+    /// Called instead of `process` for each block while the pedal is switched off. Audio thread.
+    func bypassed()
+}
+
+extension AudioEffect {
+    public func bypassed() {}
 }

@@ -1,54 +1,103 @@
 import Foundation
+import Synchronization
 
-/// The fixed signal path: input gain → overdrive → eq → flanger → tremolo → delay → reverb →
-/// looper → output gain → safety limiter. Mono, in place.
+/// The signal path: input gain → the pedals on the board, in the order the user arranged them
+/// → output gain → safety limiter. Mono, in place.
 ///
 /// Each pedal sits in a `PedalSlot` that crossfades it in and out (5 ms) when its `enabled`
 /// parameter changes, skips it entirely while off, and resets it (output = dry for that block)
 /// if it ever produces NaN or Inf.
+///
+/// A new board (`setBoard`) is built on the caller's thread (new pedals are made and prepared
+/// there), handed to the audio thread through an atomic, and taken in at a block boundary: the
+/// output fades to the board's dry input over 5 ms, the new order takes over and fades back in
+/// over 5 ms, so a rearranged board never clicks. The pedals keep running through the swap and
+/// keep their state (echoes ring on, the Looper's recording stays). The board the audio thread
+/// leaves is released on the caller's thread, by the next `setBoard` or `collectRetiredBoard`.
 public final class Chain {
     public let controls: EngineControls
     public var parameters: ParameterStore { controls.parameters }
 
-    public let overdrive: Overdrive
-    public let eq: Equalizer
-    public let flanger: Flanger
-    public let tremolo: Tremolo
-    public let delay: Delay
-    public let reverb: Reverb
-    public let looper: Looper
+    /// The pedals on the board, in signal order, as last set. The audio thread takes a new board
+    /// in at its next block.
+    public private(set) var board: [PedalKind]
+    /// Every pedal that has been on the board: a pedal taken off and put back keeps its loop.
+    private var instances: [String: AudioEffect] = [:]
 
-    private var overdriveSlot = PedalSlot(.overdriveEnabled)
-    private var eqSlot = PedalSlot(.eqEnabled)
-    private var flangerSlot = PedalSlot(.flangerEnabled)
-    private var tremoloSlot = PedalSlot(.tremoloEnabled)
-    private var delaySlot = PedalSlot(.delayEnabled)
-    private var reverbSlot = PedalSlot(.reverbEnabled)
-    private var looperSlot = PedalSlot(.looperEnabled, resetsWhenSwitchedOn: false)
+    /// The board the audio thread plays (+1 retained, owned by the audio side).
+    private var active: Unmanaged<Board>
+    private var activeSlots: UnsafeMutablePointer<BoardSlot>
+    private var activeCount: Int
+    /// A board waiting for the audio thread, and the one it left (both +1 retained, or 0).
+    private let pending = Atomic<UInt>(0)
+    private let retired = Atomic<UInt>(0)
+    /// Audio thread: a board being faded to (fading out the old one first), and where the fade is.
+    private var incoming: Unmanaged<Board>?
+    private var fade = BoardFade.none
+    private var fadePosition = 0
+    private var fadeLength = 240
 
     private var inputGain = SmoothedValue(1)
     private var outputGain = SmoothedValue(1)
     private var limiter = SafetyLimiter()
     private var dry = UnsafeMutableBufferPointer<Float>.allocate(capacity: 1)
+    /// The board's input, kept while a new board fades in.
+    private var boardInput = UnsafeMutableBufferPointer<Float>.allocate(capacity: 1)
 
     public private(set) var sampleRate: Double = 48_000
     public private(set) var maximumBlockSize = 0
 
-    public init(controls: EngineControls = EngineControls()) {
+    /// A chain with `board` (every built-in pedal in the classic order by default).
+    public init(controls: EngineControls = EngineControls(), board: [PedalKind] = PedalKind.builtIn) {
+        precondition(Set(board.map(\.id)).count == board.count, "a pedal is on the board twice")
         self.controls = controls
-        let p = controls.parameters
-        overdrive = Overdrive(parameters: p)
-        eq = Equalizer(parameters: p)
-        flanger = Flanger(parameters: p)
-        tremolo = Tremolo(parameters: p)
-        delay = Delay(parameters: p)
-        reverb = Reverb(parameters: p)
-        looper = Looper(parameters: p, control: controls.looper)
+        self.board = board
+        let effects = board.map { $0.makeEffect(controls) }
+        for (kind, effect) in zip(board, effects) { instances[kind.id] = effect }
+        let first = Board(kinds: board, effects: effects, entering: [])
+        active = Unmanaged.passRetained(first)
+        activeSlots = first.slots
+        activeCount = first.count
     }
 
-    deinit { dry.deallocate() }
+    deinit {
+        active.release()
+        incoming?.release()
+        for cell in [pending.exchange(0, ordering: .acquiringAndReleasing), retired.exchange(0, ordering: .acquiringAndReleasing)] where cell != 0 {
+            Unmanaged<Board>.fromOpaque(UnsafeRawPointer(bitPattern: cell)!).release()
+        }
+        dry.deallocate()
+        boardInput.deallocate()
+    }
 
-    /// Allocates every buffer. Not on the audio thread; call before the first `process`.
+    /// Rearranges the board: `kinds` in signal order (pedals left out are taken off; a pedal put
+    /// back keeps its state and its loop). Not on the audio thread; lock-free towards it.
+    public func setBoard(_ kinds: [PedalKind]) throws(PedalError) {
+        var seen = Set<String>()
+        for kind in kinds where !seen.insert(kind.id).inserted { throw .duplicate(kind.id) }
+        collectRetiredBoard()
+        let entering = Set(kinds.map(\.id)).subtracting(board.map(\.id))
+        for kind in kinds where instances[kind.id] == nil {
+            let effect = kind.makeEffect(controls)
+            if maximumBlockSize > 0 { effect.prepare(sampleRate: sampleRate, maximumBlockSize: maximumBlockSize) }
+            instances[kind.id] = effect
+        }
+        let next = Board(kinds: kinds, effects: kinds.map { instances[$0.id]! }, entering: entering)
+        if maximumBlockSize > 0 { next.prepare(sampleRate: sampleRate, parameters: parameters) }
+        board = kinds
+        let old = pending.exchange(UInt(bitPattern: Unmanaged.passRetained(next).toOpaque()), ordering: .acquiringAndReleasing)
+        if old != 0 { Unmanaged<Board>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).release() }
+    }
+
+    /// Releases the board the audio thread has left, if any. Not on the audio thread; the
+    /// window and `run` call it now and then (a board waits while the last one is not collected).
+    public func collectRetiredBoard() {
+        let old = retired.exchange(0, ordering: .acquiringAndReleasing)
+        if old != 0 { Unmanaged<Board>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).release() }
+    }
+
+    /// Allocates every buffer. Not on the audio thread, and not while it runs; call before the
+    /// first `process`. A board waiting for the audio thread is taken in at once.
     public func prepare(sampleRate: Double, maximumBlockSize: Int) {
         precondition(sampleRate > 0 && maximumBlockSize > 0)
         self.sampleRate = sampleRate
@@ -56,38 +105,55 @@ public final class Chain {
         dry.deallocate()
         dry = .allocate(capacity: maximumBlockSize)
         dry.initialize(repeating: 0)
-        for effect in effects { effect.prepare(sampleRate: sampleRate, maximumBlockSize: maximumBlockSize) }
+        boardInput.deallocate()
+        boardInput = .allocate(capacity: maximumBlockSize)
+        boardInput.initialize(repeating: 0)
+        fadeLength = max(1, Int(sampleRate * 0.005))
+        for effect in instances.values { effect.prepare(sampleRate: sampleRate, maximumBlockSize: maximumBlockSize) }
         inputGain.prepare(sampleRate: sampleRate)
         outputGain.prepare(sampleRate: sampleRate)
         limiter.prepare(sampleRate: sampleRate)
-        for kind in EffectKind.allCases { withSlot(kind) { $0.prepare(sampleRate: sampleRate) } }
         reset()
     }
 
-    /// Clears all state (not the looper's recording) and jumps every ramp to its target.
-    /// Not on the audio thread (it walks `effects`, which builds an array).
+    /// Clears all state (not the looper's recording) and jumps every ramp to its target; a board
+    /// waiting for the audio thread is taken in at once. Not on the audio thread, and not while it runs.
     public func reset() {
-        for effect in effects where effect !== looper { effect.reset() }
+        if let incoming { adopt(incoming) }
+        incoming = nil
+        let waiting = pending.exchange(0, ordering: .acquiringAndReleasing)
+        if waiting != 0 { adopt(Unmanaged<Board>.fromOpaque(UnsafeRawPointer(bitPattern: waiting)!)) }
+        collectRetiredBoard()
+        fade = .none
+        active.takeUnretainedValue().prepare(sampleRate: sampleRate, parameters: parameters)
+        for effect in effects { effect.reset() }
         inputGain.snap(to: decibelsToGain(parameters.load(.inputGain)))
         outputGain.snap(to: decibelsToGain(parameters.load(.outputGain)))
         limiter.reset()
-        for kind in EffectKind.allCases { withSlot(kind) { $0.snap(parameters) } }
     }
 
-    /// The pedals in chain order. Not for the audio thread (builds an array).
-    public var effects: [AudioEffect] { [overdrive, eq, flanger, tremolo, delay, reverb, looper] }
-
-    public func effect(_ kind: EffectKind) -> AudioEffect {
-        switch kind {
-        case .overdrive: overdrive
-        case .eq: eq
-        case .flanger: flanger
-        case .tremolo: tremolo
-        case .delay: delay
-        case .reverb: reverb
-        case .looper: looper
-        }
+    private func adopt(_ board: Unmanaged<Board>) {
+        let old = active
+        active = board
+        activeSlots = board.takeUnretainedValue().slots
+        activeCount = board.takeUnretainedValue().count
+        old.release()
     }
+
+    /// The pedals on the board in signal order. Not for the audio thread (builds an array).
+    public var effects: [AudioEffect] { board.map { instances[$0.id]! } }
+
+    /// The DSP of `kind`, made (and prepared) if it was never on the board. Not on the audio thread.
+    public func effect(_ kind: PedalKind) -> AudioEffect {
+        if let effect = instances[kind.id] { return effect }
+        let effect = kind.makeEffect(controls)
+        if maximumBlockSize > 0 { effect.prepare(sampleRate: sampleRate, maximumBlockSize: maximumBlockSize) }
+        instances[kind.id] = effect
+        return effect
+    }
+
+    /// The delay the pedals on the board add, in samples (the overdrive's oversampling filters).
+    public var latencySamples: Double { board.reduce(0) { $0 + $1.latency(sampleRate) } }
 
     /// The output peak (linear) of the last `process` call, as the limiter measured it.
     /// Audio thread only (the UI reads `controls.meters`).
@@ -139,15 +205,7 @@ public final class Chain {
         }
         inputGain = gain
 
-        overdriveSlot.run(overdrive, block, dry: dry, parameters: p)
-        eqSlot.run(eq, block, dry: dry, parameters: p)
-        flangerSlot.run(flanger, block, dry: dry, parameters: p)
-        tremoloSlot.run(tremolo, block, dry: dry, parameters: p)
-        delaySlot.run(delay, block, dry: dry, parameters: p)
-        reverbSlot.run(reverb, block, dry: dry, parameters: p)
-        looperSlot.run(looper, block, dry: dry, parameters: p)
-        // A real looper ignores its footswitch while it is off: drop requests made meanwhile.
-        if looperSlot.isBypassed { looper.skipPendingRequests() }
+        processBoard(block)
 
         gain = outputGain
         if gain.isRamping {
@@ -162,16 +220,111 @@ public final class Chain {
         controls.meters.note(output: peak)
     }
 
-    private func withSlot(_ kind: EffectKind, _ body: (inout PedalSlot) -> Void) {
-        switch kind {
-        case .overdrive: body(&overdriveSlot)
-        case .eq: body(&eqSlot)
-        case .flanger: body(&flangerSlot)
-        case .tremolo: body(&tremoloSlot)
-        case .delay: body(&delaySlot)
-        case .reverb: body(&reverbSlot)
-        case .looper: body(&looperSlot)
+    /// The pedals on the board, and a new board's fade: out to the dry input, swap, back in.
+    private func processBoard(_ block: UnsafeMutableBufferPointer<Float>) {
+        if fade == .none, retired.load(ordering: .acquiring) == 0 {
+            let next = pending.exchange(0, ordering: .acquiringAndReleasing)
+            if next != 0 {
+                incoming = Unmanaged<Board>.fromOpaque(UnsafeRawPointer(bitPattern: next)!)
+                fade = .out
+                fadePosition = 0
+            }
+        } else if fade == .swap, let next = incoming {
+            // The old board has faded out: the new one takes over from this block.
+            retired.store(UInt(bitPattern: active.toOpaque()), ordering: .releasing)
+            active = next
+            incoming = nil
+            next._withUnsafeGuaranteedRef { board in
+                activeSlots = board.slots
+                activeCount = board.count
+            }
+            for i in 0..<activeCount where activeSlots[i].entering { activeSlots[i].enter(parameters) }
+            fade = .in
+            fadePosition = 0
         }
+        if fade != .none {
+            _ = boardInput.baseAddress!.update(from: block.baseAddress!, count: block.count)
+        }
+
+        let p = parameters
+        for i in 0..<activeCount { activeSlots[i].run(block, dry: dry, parameters: p) }
+
+        switch fade {
+        case .none, .swap:
+            break
+        case .out:
+            // Wet → dry.
+            for i in block.indices {
+                let g = min(Float(fadePosition) / Float(fadeLength), 1)
+                block[i] += g * (boardInput[i] - block[i])
+                fadePosition += 1
+            }
+            if fadePosition >= fadeLength { fade = .swap }
+        case .in:
+            // Dry → wet.
+            for i in block.indices {
+                let g = min(Float(fadePosition) / Float(fadeLength), 1)
+                block[i] = boardInput[i] + g * (block[i] - boardInput[i])
+                fadePosition += 1
+            }
+            if fadePosition >= fadeLength { fade = .none }
+        }
+    }
+}
+
+private enum BoardFade { case none, out, swap, `in` }
+
+/// One arrangement of the board, as the audio thread plays it: a slot for each pedal.
+/// Immutable once handed over; it keeps its pedals alive while the audio thread may use them.
+final class Board {
+    let effects: [AudioEffect]
+    let slots: UnsafeMutablePointer<BoardSlot>
+    let count: Int
+
+    /// `entering`: the ids of pedals that were not on the board before (reset when it takes over).
+    init(kinds: [PedalKind], effects: [AudioEffect], entering: Set<String>) {
+        self.effects = effects
+        count = kinds.count
+        slots = .allocate(capacity: max(1, count))
+        for (i, kind) in kinds.enumerated() {
+            (slots + i).initialize(to: BoardSlot(effect: effects[i], slot: PedalSlot(kind.enabledParameter, resetsWhenSwitchedOn: kind.resetsWhenSwitchedOn),
+                                                 entering: entering.contains(kind.id)))
+        }
+    }
+
+    deinit {
+        slots.deinitialize(count: count)
+        slots.deallocate()
+    }
+
+    /// Sizes the crossfades and puts every switch where its parameter stands.
+    func prepare(sampleRate: Double, parameters: ParameterStore) {
+        for i in 0..<count {
+            slots[i].slot.prepare(sampleRate: sampleRate)
+            slots[i].slot.snap(parameters)
+        }
+    }
+}
+
+/// A pedal on a board. The board's `effects` array owns the effect, so the audio thread reads
+/// it without retaining it.
+struct BoardSlot {
+    unowned(unsafe) let effect: AudioEffect
+    var slot: PedalSlot
+    /// Newly on the board: cleared when the board takes over (no echoes from the last time).
+    let entering: Bool
+
+    /// Audio thread.
+    @inline(__always)
+    mutating func run(_ block: UnsafeMutableBufferPointer<Float>, dry: UnsafeMutableBufferPointer<Float>, parameters: ParameterStore) {
+        slot.run(effect, block, dry: dry, parameters: parameters)
+    }
+
+    /// Audio thread: a pedal joining the board starts clean, and ignores footswitch requests
+    /// made while it was away.
+    mutating func enter(_ parameters: ParameterStore) {
+        if slot.resetsWhenSwitchedOn { effect.reset() }
+        effect.bypassed()
     }
 }
 
@@ -202,7 +355,7 @@ struct PedalSlot {
     }
 
     @inline(__always)
-    mutating func run<E: AudioEffect>(_ effect: E, _ block: UnsafeMutableBufferPointer<Float>,
+    mutating func run(_ effect: AudioEffect, _ block: UnsafeMutableBufferPointer<Float>,
                                       dry: UnsafeMutableBufferPointer<Float>, parameters: ParameterStore) {
         let wanted: Float = parameters.isOn(enabled) ? 1 : 0
         if wanted == 1 && mix == 0 && target == 0 && resetsWhenSwitchedOn {
@@ -210,7 +363,10 @@ struct PedalSlot {
             effect.reset()
         }
         target = wanted
-        if mix == 0 && target == 0 { return }
+        if mix == 0 && target == 0 {
+            effect.bypassed()
+            return
+        }
 
         let fading = mix != target
         // The dry copy serves the crossfade and stands in for the block if the effect fails.

@@ -207,3 +207,23 @@ extension Delay {
 private func flushDenormal(_ x: Float) -> Float {
     abs(x) < 1e-15 ? 0 : x
 }
+
+extension PedalKind {
+    /// Time, feedback, mix; its own feedback loop; click-free time changes.
+    public static let delay = PedalKind(
+        id: "delay", name: "Delay",
+        controls: [
+            PedalControl("time_ms", "Time", .milliseconds, 20...2000, default: 350, .logarithmic),
+            PedalControl("feedback", "Feedback", .none, 0...0.95, default: 0.4),
+            PedalControl("mix", "Mix", .none, 0...1, default: 0.35),
+        ],
+        face: .classicThree("time_ms", "feedback", "mix"),
+        make: { Delay(parameters: $0.parameters) })
+}
+
+extension Parameter {
+    public static let delayEnabled = PedalKind.delay.enabledParameter
+    public static let delayTime = PedalKind.delay.parameter("time_ms")
+    public static let delayFeedback = PedalKind.delay.parameter("feedback")
+    public static let delayMix = PedalKind.delay.parameter("mix")
+}

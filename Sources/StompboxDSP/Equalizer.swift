@@ -350,3 +350,27 @@ struct Biquad {
         if abs(y2) < 1e-25 { y2 = 0 }
     }
 }
+
+extension PedalKind {
+    /// Six peaking bands, ±12 dB, zero latency, drawn as faders under the response curve.
+    public static let eq = PedalKind(
+        id: "eq", name: "EQ",
+        controls: Equalizer.bandFrequencies.enumerated().map { i, hz in
+            let label = hz >= 1000 ? "\(formatDecimal(Float(hz) / 1000, places: hz.truncatingRemainder(dividingBy: 1000) == 0 ? 0 : 1)) kHz" : "\(Int(hz)) Hz"
+            return PedalControl("band\(i + 1)_db", label, .decibels, -12...12, default: 0)
+        },
+        face: PedalFace(width: 264, ledY: 208, switchY: 290, panel: .equalizer, ink: (0.11, 0.14, 0.16)),
+        make: { Equalizer(parameters: $0.parameters) })
+}
+
+extension Parameter {
+    public static let eqEnabled = PedalKind.eq.enabledParameter
+    /// The six EQ bands in order.
+    public static let eqBands: [Parameter] = PedalKind.eq.controls
+    public static let eqBand1 = eqBands[0]
+    public static let eqBand2 = eqBands[1]
+    public static let eqBand3 = eqBands[2]
+    public static let eqBand4 = eqBands[3]
+    public static let eqBand5 = eqBands[4]
+    public static let eqBand6 = eqBands[5]
+}

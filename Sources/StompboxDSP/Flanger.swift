@@ -219,3 +219,34 @@ public final class Flanger: AudioEffect {
         return i
     }
 }
+
+extension PedalKind {
+    /// Rate, depth, centre delay, feedback, mix; an interpolated delay line.
+    public static let flanger = PedalKind(
+        id: "flanger", name: "Flanger",
+        controls: [
+            PedalControl("rate_hz", "Rate", .hertz, 0.05...5, default: 0.3, .logarithmic),
+            PedalControl("depth", "Depth", .none, 0...1, default: 0.7),
+            PedalControl("delay_ms", "Delay", .milliseconds, 0.5...10, default: 2, .logarithmic),
+            PedalControl("feedback", "Feedback", .none, -0.95...0.95, default: 0.5),
+            PedalControl("mix", "Mix", .none, 0...1, default: 0.5),
+        ],
+        // Five knobs: three on top, two below.
+        face: PedalFace(places: [
+            .init("rate_hz", x: 4, y: 14, diameter: 40, width: 60),
+            .init("depth", x: 62, y: 14, diameter: 40, width: 60),
+            .init("delay_ms", x: 120, y: 14, diameter: 40, width: 60),
+            .init("feedback", x: 32, y: 76, diameter: 40, width: 60),
+            .init("mix", x: 92, y: 76, diameter: 40, width: 60),
+        ]),
+        make: { Flanger(parameters: $0.parameters) })
+}
+
+extension Parameter {
+    public static let flangerEnabled = PedalKind.flanger.enabledParameter
+    public static let flangerRate = PedalKind.flanger.parameter("rate_hz")
+    public static let flangerDepth = PedalKind.flanger.parameter("depth")
+    public static let flangerDelay = PedalKind.flanger.parameter("delay_ms")
+    public static let flangerFeedback = PedalKind.flanger.parameter("feedback")
+    public static let flangerMix = PedalKind.flanger.parameter("mix")
+}

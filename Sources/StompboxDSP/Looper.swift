@@ -153,6 +153,9 @@ public final class Looper: AudioEffect {
         handledUndos = control.undoRequests.load(ordering: .acquiring)
     }
 
+    /// A real looper ignores its footswitch while it is off. Audio thread.
+    public func bypassed() { skipPendingRequests() }
+
     /// Audio thread.
     public func process(_ block: UnsafeMutableBufferPointer<Float>) {
         guard let io = block.baseAddress, maximumLength > 0 else { return }
@@ -396,4 +399,19 @@ public final class Looper: AudioEffect {
         if fadeOutPosition >= fadeOutLength { fadeOutPosition = 0 }
         return run
     }
+}
+
+extension PedalKind {
+    /// Record, play, overdub, undo; keeps its loop while switched off.
+    public static let looper = PedalKind(
+        id: "looper", name: "Looper",
+        controls: [PedalControl("level", "Level", .none, 0...1, default: 1)],
+        face: PedalFace(places: [.init("level", x: 10, y: 16, diameter: 44)], panel: .looper),
+        resetsWhenSwitchedOn: false,
+        make: { Looper(parameters: $0.parameters, control: $0.looper) })
+}
+
+extension Parameter {
+    public static let looperEnabled = PedalKind.looper.enabledParameter
+    public static let looperLevel = PedalKind.looper.parameter("level")
 }

@@ -44,6 +44,8 @@ public final class Overdrive: AudioEffect {
     private var capacity = 0
     /// Past values kept in front of each buffer: the taps per phase, less one.
     static let history = tapsPerPhase - 1
+    /// The delay of the two linear-phase filters, in samples at any rate.
+    static let latencySamples = 5.75
     private var rowLength: Int { Overdrive.history + capacity }
 
     private var dcInput: Float = 0
@@ -295,4 +297,25 @@ public final class Overdrive: AudioEffect {
         }
         return sum
     }
+}
+
+extension PedalKind {
+    /// Drive, tone, level; smooth saturation, 4× oversampled.
+    public static let overdrive = PedalKind(
+        id: "overdrive", name: "Overdrive",
+        controls: [
+            PedalControl("drive", "Drive", .none, 0...1, default: 0.5),
+            PedalControl("tone", "Tone", .none, 0...1, default: 0.5),
+            PedalControl("level_db", "Level", .decibels, -24...6, default: -6),
+        ],
+        face: .classicThree("drive", "tone", "level_db", ink: (0.16, 0.11, 0.02)),
+        latency: { _ in Overdrive.latencySamples },
+        make: { Overdrive(parameters: $0.parameters) })
+}
+
+extension Parameter {
+    public static let overdriveEnabled = PedalKind.overdrive.enabledParameter
+    public static let overdriveDrive = PedalKind.overdrive.parameter("drive")
+    public static let overdriveTone = PedalKind.overdrive.parameter("tone")
+    public static let overdriveLevel = PedalKind.overdrive.parameter("level_db")
 }

@@ -1,41 +1,5 @@
 import Foundation
 
-/// The pedals in chain order (master gains stand before and after them).
-public enum EffectKind: String, CaseIterable, Sendable {
-    case overdrive, eq, flanger, tremolo, delay, reverb, looper
-
-    /// The name printed on the pedal.
-    public var displayName: String {
-        switch self {
-        case .overdrive: "Overdrive"
-        case .eq: "EQ"
-        case .flanger: "Flanger"
-        case .tremolo: "Tremolo"
-        case .delay: "Delay"
-        case .reverb: "Reverb"
-        case .looper: "Looper"
-        }
-    }
-
-    /// The `<effect>.enabled` switch of this pedal.
-    public var enabledParameter: Parameter {
-        switch self {
-        case .overdrive: .overdriveEnabled
-        case .eq: .eqEnabled
-        case .flanger: .flangerEnabled
-        case .tremolo: .tremoloEnabled
-        case .delay: .delayEnabled
-        case .reverb: .reverbEnabled
-        case .looper: .looperEnabled
-        }
-    }
-
-    /// The pedal's knobs and sliders (everything but its on/off switch), in table order.
-    public var controls: [Parameter] {
-        Parameter.allCases.filter { $0.spec.effect == self && $0 != enabledParameter }
-    }
-}
-
 public enum ParameterUnit: String, Sendable {
     case none = ""
     case decibels = "dB"
@@ -57,8 +21,8 @@ public enum ParameterScale: Sendable, Equatable {
 /// One parameter, described once: the DSP, the CLI `--set`, presets, the GUI and the tests read it.
 public struct ParameterSpec: Sendable, Equatable {
     public let id: String
-    /// The owning pedal; nil for the master gains.
-    public let effect: EffectKind?
+    /// The owning pedal's id (`PedalKind.id`); nil for the master gains.
+    public let pedal: String?
     /// Full name for status lines and accessibility ("Delay Time").
     public let name: String
     /// Label printed beside the knob ("Time").
@@ -68,6 +32,19 @@ public struct ParameterSpec: Sendable, Equatable {
     public let maximum: Float
     public let defaultValue: Float
     public let scale: ParameterScale
+
+    public init(id: String, pedal: String?, name: String, shortName: String, unit: ParameterUnit,
+                minimum: Float, maximum: Float, defaultValue: Float, scale: ParameterScale) {
+        self.id = id
+        self.pedal = pedal
+        self.name = name
+        self.shortName = shortName
+        self.unit = unit
+        self.minimum = minimum
+        self.maximum = maximum
+        self.defaultValue = defaultValue
+        self.scale = scale
+    }
 
     public var isToggle: Bool { scale == .toggle }
     public var choices: [String]? {
@@ -184,97 +161,45 @@ public enum ParameterError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// Every parameter of the chain. The raw value indexes `ParameterStore`.
-public enum Parameter: Int, CaseIterable, Sendable {
-    case inputGain, outputGain
-    case overdriveEnabled, overdriveDrive, overdriveTone, overdriveLevel
-    case eqEnabled, eqBand1, eqBand2, eqBand3, eqBand4, eqBand5, eqBand6
-    case flangerEnabled, flangerRate, flangerDepth, flangerDelay, flangerFeedback, flangerMix
-    case tremoloEnabled, tremoloRate, tremoloDepth, tremoloShape
-    case delayEnabled, delayTime, delayFeedback, delayMix
-    case reverbEnabled, reverbSize, reverbDamping, reverbMix
-    case looperEnabled, looperLevel
+/// A parameter of the table: the master gains, then each registered pedal's parameters in
+/// registry order (`PedalKind.builtIn`). The raw value indexes `ParameterStore`. Each pedal
+/// names its own parameters next to its DSP (`Parameter.delayTime` in Delay.swift).
+public struct Parameter: Hashable, Sendable, CaseIterable, CustomStringConvertible {
+    public let rawValue: Int
 
-    /// The table, built once.
-    public static let table: [ParameterSpec] = allCases.map { $0.makeSpec() }
+    public init?(rawValue: Int) {
+        guard Parameter.table.indices.contains(rawValue) else { return nil }
+        self.rawValue = rawValue
+    }
+
+    /// The table, built once from the master gains and the pedal registry.
+    public static let table: [ParameterSpec] = [
+        ParameterSpec(id: "master.input_db", pedal: nil, name: "Input Gain", shortName: "Input", unit: .decibels,
+                      minimum: -24, maximum: 24, defaultValue: 0, scale: .linear),
+        ParameterSpec(id: "master.output_db", pedal: nil, name: "Output Gain", shortName: "Output", unit: .decibels,
+                      minimum: -24, maximum: 12, defaultValue: 0, scale: .linear),
+    ] + PedalKind.builtIn.flatMap(\.parameterSpecs)
+
+    public static let allCases: [Parameter] = table.indices.map { Parameter(index: $0) }
+
+    private init(index: Int) { rawValue = index }
+
+    public static let inputGain = Parameter(index: 0)
+    public static let outputGain = Parameter(index: 1)
 
     public var spec: ParameterSpec { Parameter.table[rawValue] }
     public var id: String { spec.id }
+    public var description: String { id }
 
     public init?(id: String) {
         guard let i = Parameter.table.firstIndex(where: { $0.id == id }) else { return nil }
-        self.init(rawValue: i)
+        rawValue = i
     }
 
     /// Looks an id up, throwing an error that names it.
     public static func named(_ id: String) throws(ParameterError) -> Parameter {
         guard let p = Parameter(id: id) else { throw .unknownID(id) }
         return p
-    }
-
-    /// The six EQ bands in order.
-    public static let eqBands: [Parameter] = [.eqBand1, .eqBand2, .eqBand3, .eqBand4, .eqBand5, .eqBand6]
-
-    private func makeSpec() -> ParameterSpec {
-        func spec(_ id: String, _ effect: EffectKind?, _ name: String, _ short: String,
-                  _ unit: ParameterUnit, _ range: ClosedRange<Float>, _ def: Float,
-                  _ scale: ParameterScale = .linear) -> ParameterSpec {
-            ParameterSpec(id: id, effect: effect, name: name, shortName: short, unit: unit,
-                          minimum: range.lowerBound, maximum: range.upperBound,
-                          defaultValue: def, scale: scale)
-        }
-        func enabled(_ e: EffectKind) -> ParameterSpec {
-            spec("\(e.rawValue).enabled", e, "\(e.displayName) On", "On", .none, 0...1, 0, .toggle)
-        }
-        func band(_ n: Int) -> ParameterSpec {
-            let hz = Equalizer.bandFrequencies[n - 1]
-            let label = hz >= 1000 ? "\(formatDecimal(Float(hz) / 1000, places: hz.truncatingRemainder(dividingBy: 1000) == 0 ? 0 : 1)) kHz" : "\(Int(hz)) Hz"
-            return spec("eq.band\(n)_db", .eq, "EQ \(label)", label, .decibels, -12...12, 0)
-        }
-        switch self {
-        case .inputGain: return spec("master.input_db", nil, "Input Gain", "Input", .decibels, -24...24, 0)
-        case .outputGain: return spec("master.output_db", nil, "Output Gain", "Output", .decibels, -24...12, 0)
-
-        case .overdriveEnabled: return enabled(.overdrive)
-        case .overdriveDrive: return spec("overdrive.drive", .overdrive, "Overdrive Drive", "Drive", .none, 0...1, 0.5)
-        case .overdriveTone: return spec("overdrive.tone", .overdrive, "Overdrive Tone", "Tone", .none, 0...1, 0.5)
-        case .overdriveLevel: return spec("overdrive.level_db", .overdrive, "Overdrive Level", "Level", .decibels, -24...6, -6)
-
-        case .eqEnabled: return enabled(.eq)
-        case .eqBand1: return band(1)
-        case .eqBand2: return band(2)
-        case .eqBand3: return band(3)
-        case .eqBand4: return band(4)
-        case .eqBand5: return band(5)
-        case .eqBand6: return band(6)
-
-        case .flangerEnabled: return enabled(.flanger)
-        case .flangerRate: return spec("flanger.rate_hz", .flanger, "Flanger Rate", "Rate", .hertz, 0.05...5, 0.3, .logarithmic)
-        case .flangerDepth: return spec("flanger.depth", .flanger, "Flanger Depth", "Depth", .none, 0...1, 0.7)
-        case .flangerDelay: return spec("flanger.delay_ms", .flanger, "Flanger Delay", "Delay", .milliseconds, 0.5...10, 2, .logarithmic)
-        case .flangerFeedback: return spec("flanger.feedback", .flanger, "Flanger Feedback", "Feedback", .none, -0.95...0.95, 0.5)
-        case .flangerMix: return spec("flanger.mix", .flanger, "Flanger Mix", "Mix", .none, 0...1, 0.5)
-
-        case .tremoloEnabled: return enabled(.tremolo)
-        case .tremoloRate: return spec("tremolo.rate_hz", .tremolo, "Tremolo Rate", "Rate", .hertz, 0.5...15, 5, .logarithmic)
-        case .tremoloDepth: return spec("tremolo.depth", .tremolo, "Tremolo Depth", "Depth", .none, 0...1, 1)
-        case .tremoloShape:
-            return spec("tremolo.shape", .tremolo, "Tremolo Shape", "Shape", .none, 0...2, 1,
-                        .choice(TremoloShape.allCases.map(\.name)))
-
-        case .delayEnabled: return enabled(.delay)
-        case .delayTime: return spec("delay.time_ms", .delay, "Delay Time", "Time", .milliseconds, 20...2000, 350, .logarithmic)
-        case .delayFeedback: return spec("delay.feedback", .delay, "Delay Feedback", "Feedback", .none, 0...0.95, 0.4)
-        case .delayMix: return spec("delay.mix", .delay, "Delay Mix", "Mix", .none, 0...1, 0.35)
-
-        case .reverbEnabled: return enabled(.reverb)
-        case .reverbSize: return spec("reverb.size", .reverb, "Reverb Size", "Size", .none, 0...1, 0.5)
-        case .reverbDamping: return spec("reverb.damping", .reverb, "Reverb Damping", "Damping", .none, 0...1, 0.5)
-        case .reverbMix: return spec("reverb.mix", .reverb, "Reverb Mix", "Mix", .none, 0...1, 0.3)
-
-        case .looperEnabled: return enabled(.looper)
-        case .looperLevel: return spec("looper.level", .looper, "Looper Level", "Level", .none, 0...1, 1)
-        }
     }
 }
 

@@ -335,3 +335,23 @@ public final class Reverb: AudioEffect {
         return n
     }
 }
+
+extension PedalKind {
+    /// Size, damping, mix; an eight-line feedback delay network.
+    public static let reverb = PedalKind(
+        id: "reverb", name: "Reverb",
+        controls: [
+            PedalControl("size", "Size", .none, 0...1, default: 0.5),
+            PedalControl("damping", "Damping", .none, 0...1, default: 0.5),
+            PedalControl("mix", "Mix", .none, 0...1, default: 0.3),
+        ],
+        face: .classicThree("size", "damping", "mix"),
+        make: { Reverb(parameters: $0.parameters) })
+}
+
+extension Parameter {
+    public static let reverbEnabled = PedalKind.reverb.enabledParameter
+    public static let reverbSize = PedalKind.reverb.parameter("size")
+    public static let reverbDamping = PedalKind.reverb.parameter("damping")
+    public static let reverbMix = PedalKind.reverb.parameter("mix")
+}

@@ -162,3 +162,28 @@ public final class Tremolo: AudioEffect {
         self.shapeFade = shapeFade
     }
 }
+
+extension PedalKind {
+    /// Rate, depth and a three-way shape switch; multiplies the signal.
+    public static let tremolo = PedalKind(
+        id: "tremolo", name: "Tremolo",
+        controls: [
+            PedalControl("rate_hz", "Rate", .hertz, 0.5...15, default: 5, .logarithmic),
+            PedalControl("depth", "Depth", .none, 0...1, default: 1),
+            PedalControl("shape", "Shape", .none, 0...2, default: 1, .choice(TremoloShape.allCases.map(\.name))),
+        ],
+        // Rate and depth knobs either side of the shape switch.
+        face: PedalFace(places: [
+            .init("rate_hz", x: 4, y: 22, diameter: 46),
+            .init("depth", x: 116, y: 22, diameter: 46),
+            .init("shape", x: 72, y: 18),
+        ]),
+        make: { Tremolo(parameters: $0.parameters) })
+}
+
+extension Parameter {
+    public static let tremoloEnabled = PedalKind.tremolo.enabledParameter
+    public static let tremoloRate = PedalKind.tremolo.parameter("rate_hz")
+    public static let tremoloDepth = PedalKind.tremolo.parameter("depth")
+    public static let tremoloShape = PedalKind.tremolo.parameter("shape")
+}

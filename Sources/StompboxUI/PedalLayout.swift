@@ -1,10 +1,9 @@
 import StompboxDSP
 
-/// Where things sit on each pedal, in the pedal's own coordinates (logical pixels). The SVGs in
-/// Resources/ (scripts/make-pedal-svgs.py) print the LED bezel, the name and the footswitch at
-/// these same positions.
+/// Where a pedal's controls sit on its face, in the pedal's own coordinates (logical pixels):
+/// the places its `PedalFace` gives, then rows of knobs for any control it does not place.
 struct PedalLayout {
-    struct KnobPlace {
+    struct Place {
         let parameter: Parameter
         let x: Int
         let y: Int
@@ -12,58 +11,41 @@ struct PedalLayout {
         let width: Int
     }
 
-    static let height = 340
+    static let height = PedalFace.height
     let width: Int
     let ledY: Int
     let switchY: Int
-    let knobs: [KnobPlace]
+    let places: [Place]
 
     var ledX: Int { width / 2 }
 
-    static func of(_ kind: EffectKind) -> PedalLayout {
-        let c = kind.controls
-        switch kind {
-        case .eq:
-            return PedalLayout(width: 264, ledY: 208, switchY: 290, knobs: [])
-        case .flanger:
-            // Five knobs: three on top, two below.
-            return PedalLayout(width: 184, ledY: 156, switchY: 272, knobs: [
-                KnobPlace(parameter: c[0], x: 4, y: 14, diameter: 40, width: 60),
-                KnobPlace(parameter: c[1], x: 62, y: 14, diameter: 40, width: 60),
-                KnobPlace(parameter: c[2], x: 120, y: 14, diameter: 40, width: 60),
-                KnobPlace(parameter: c[3], x: 32, y: 76, diameter: 40, width: 60),
-                KnobPlace(parameter: c[4], x: 92, y: 76, diameter: 40, width: 60),
-            ])
-        case .tremolo:
-            // Rate and depth knobs either side of the three-way shape switch.
-            return PedalLayout(width: 184, ledY: 156, switchY: 272, knobs: [
-                KnobPlace(parameter: c[0], x: 4, y: 22, diameter: 46, width: 64),
-                KnobPlace(parameter: c[1], x: 116, y: 22, diameter: 46, width: 64),
-            ])
-        case .looper:
-            return PedalLayout(width: 184, ledY: 156, switchY: 272, knobs: [
-                KnobPlace(parameter: c[0], x: 10, y: 16, diameter: 44, width: 64),
-            ])
-        case .overdrive, .delay, .reverb:
-            // The classic three: two big knobs in the corners, the middle one smaller and lower.
-            return PedalLayout(width: 184, ledY: 156, switchY: 272, knobs: [
-                KnobPlace(parameter: c[0], x: 6, y: 14, diameter: 48, width: 64),
-                KnobPlace(parameter: c[2], x: 114, y: 14, diameter: 48, width: 64),
-                KnobPlace(parameter: c[1], x: 60, y: 66, diameter: 38, width: 64),
-            ])
+    static func of(_ kind: PedalKind) -> PedalLayout {
+        let face = kind.face
+        var places: [Place] = []
+        if face.panel != .equalizer {
+            var unplaced: [Parameter] = []
+            for parameter in kind.controls {
+                let key = String(parameter.id.dropFirst(kind.id.count + 1))
+                if let p = face.places.first(where: { $0.control == key }) {
+                    places.append(Place(parameter: parameter, x: p.x, y: p.y, diameter: p.diameter, width: p.width))
+                } else {
+                    unplaced.append(parameter)
+                }
+            }
+            // Three knobs a row above the LED.
+            for (i, parameter) in unplaced.enumerated() {
+                places.append(Place(parameter: parameter, x: 2 + (i % 3) * 60, y: 10 + (i / 3) * 68, diameter: 38, width: 60))
+            }
         }
+        return PedalLayout(width: face.width, ledY: face.ledY, switchY: face.switchY, places: places)
     }
 }
 
-/// The colours printed on each pedal (must agree with the SVGs).
+/// The colour printed on a pedal (must agree with its SVG).
 struct PedalInk {
     let red: Double, green: Double, blue: Double
 
-    static func text(_ kind: EffectKind) -> PedalInk {
-        switch kind {
-        case .overdrive: PedalInk(red: 0.16, green: 0.11, blue: 0.02)
-        case .eq: PedalInk(red: 0.11, green: 0.14, blue: 0.16)
-        default: PedalInk(red: 0.95, green: 0.95, blue: 0.95)
-        }
+    init(_ kind: PedalKind) {
+        (red, green, blue) = kind.face.ink
     }
 }

@@ -2,10 +2,12 @@ import CGtk
 import Foundation
 import StompboxDSP
 
-/// One stomp box on the board: its SVG enclosure, knobs, LED and footswitch (plus the EQ's
-/// sliders and curve, the tremolo's shape switch, or the looper's bar and buttons).
+/// One stomp box on the board: its SVG enclosure, its controls, LED and footswitch (plus the
+/// EQ's faders and curve, or the looper's bar and buttons, when its face has that panel).
+/// Each control comes from its parameter's scale: a knob for a range, a switch for two to
+/// four choices or an on/off setting, a menu for more choices.
 final class PedalView {
-    let kind: EffectKind
+    let kind: PedalKind
     let layout: PedalLayout
     let store: ParameterStore
     /// The pedal's root widget (a GtkFixed the size of the enclosure).
@@ -15,7 +17,9 @@ final class PedalView {
     private(set) var footswitch: UnsafeMutablePointer<GtkWidget>!
     var equalizer: EqualizerSection?
     var looper: LooperSection?
-    private(set) var shapeButtons: [UnsafeMutablePointer<GtkWidget>] = []
+    /// Switches and menus for discrete parameters: one button per choice (a switch), or one
+    /// combo box (a menu), with the choice index each stands for (-1 for a menu).
+    private(set) var choiceControls: [(parameter: Parameter, widget: UnsafeMutablePointer<GtkWidget>, choice: Int)] = []
     private var updating = false
     private let svgPath: String?
     private var artwork: (scale: Int32, pixbuf: OpaquePointer)?
@@ -23,11 +27,14 @@ final class PedalView {
     var isLocked: () -> Bool = { false } { didSet { looper?.isLocked = isLocked } }
     var onLocked: (() -> Void)? { didSet { looper?.onLocked = onLocked } }
 
-    init(kind: EffectKind, store: ParameterStore, looperControl: LooperControl, onReadout: @escaping (String?) -> Void) {
+    /// Choices drawn as glyphs on a switch, by the choice's name.
+    static let glyphs = ["sine": "∿", "triangle": "⋀", "square": "⊓"]
+
+    init(kind: PedalKind, store: ParameterStore, looperControl: LooperControl, onReadout: @escaping (String?) -> Void) {
         self.kind = kind
         self.store = store
         layout = PedalLayout.of(kind)
-        svgPath = ResourceLocator.path("pedal-\(kind.rawValue).svg")
+        svgPath = ResourceLocator.path("pedal-\(kind.id).svg")
         widget = gtk_fixed_new()
         gtk_widget_set_size_request(widget, Int32(layout.width), Int32(PedalLayout.height))
         addClass(widget, "pedal")
@@ -35,31 +42,40 @@ final class PedalView {
         gtk_widget_set_size_request(face, Int32(layout.width), Int32(PedalLayout.height))
         put(face, 0, 0)
 
-        let ink = PedalInk.text(kind)
-        for place in layout.knobs {
-            let knob = Knob(parameter: place.parameter, store: store, diameter: place.diameter, width: place.width, ink: ink)
-            knob.onReadout = onReadout
-            knobs.append(knob)
-            put(knob.widget, place.x, place.y)
+        let ink = PedalInk(kind)
+        for place in layout.places {
+            let spec = place.parameter.spec
+            switch spec.scale {
+            case .choice(let names) where names.count <= 4:
+                addSwitch(place, names)
+            case .choice(let names):
+                addMenu(place, names)
+            case .toggle:
+                addSwitch(place, ["off", "on"])
+            case .linear, .logarithmic:
+                let knob = Knob(parameter: place.parameter, store: store, diameter: place.diameter, width: place.width, ink: ink)
+                knob.onReadout = onReadout
+                knobs.append(knob)
+                put(knob.widget, place.x, place.y)
+            }
         }
-        switch kind {
-        case .eq:
+        switch kind.face.panel {
+        case .equalizer:
             let eq = EqualizerSection(store: store, width: layout.width)
             eq.onReadout = onReadout
             equalizer = eq
             put(eq.curve, 12, 12)
             for (i, slider) in eq.sliders.enumerated() { put(slider, 14 + i * 40, 88) }
             for (i, label) in eq.labels.enumerated() { put(label, 14 + i * 40, 182) }
-        case .tremolo:
-            addShapeSwitch()
         case .looper:
             let section = LooperSection(control: looperControl, store: store, face: face, width: layout.width)
             looper = section
             put(section.undoButton, 106, 34)
-        default:
+        case .controls:
             break
         }
         addFootswitch()
+        syncChoices()
         onEvent(raw(face), "draw") { [unowned self] cr in drawFace(OpaquePointer(cr!)); return true }
         onSignal(raw(widget), "destroy") { [unowned self] in
             if let artwork { g_object_unref(raw(artwork.pixbuf)) }
@@ -73,14 +89,14 @@ final class PedalView {
 
     private func addFootswitch() {
         let size = 56
-        if kind == .looper, let looper {
+        if let looper {
             footswitch = looper.footswitch
         } else {
             footswitch = gtk_toggle_button_new()
             addClass(footswitch, "footswitch")
             gtk_widget_set_size_request(footswitch, Int32(size), Int32(size))
             setAccessible(footswitch, name: kind.enabledParameter.spec.name)
-            gtk_widget_set_tooltip_text(footswitch, "\(kind.displayName): click or tap to switch on/off")
+            gtk_widget_set_tooltip_text(footswitch, "\(kind.name): click or tap to switch on/off")
             gtk_toggle_button_set_active(cast(raw(footswitch)), store.isOn(kind.enabledParameter) ? 1 : 0)
             onSignal(raw(footswitch), "toggled") { [unowned self] in
                 guard !updating else { return }
@@ -97,33 +113,56 @@ final class PedalView {
         put(footswitch, layout.width / 2 - size / 2, layout.switchY - size / 2)
     }
 
-    private func addShapeSwitch() {
-        let parameter = Parameter.tremoloShape
-        guard let names = parameter.spec.choices else { return }
-        let glyphs = ["∿", "⋀", "⊓"]
+    /// A vertical switch with one position per choice (an on/off setting: off and on).
+    private func addSwitch(_ place: PedalLayout.Place, _ names: [String]) {
+        let parameter = place.parameter
+        let spec = parameter.spec
         var group: UnsafeMutablePointer<GtkRadioButton>?
         for (i, name) in names.enumerated() {
-            let button = gtk_radio_button_new_with_label_from_widget(group, i < glyphs.count ? glyphs[i] : name)!
+            let button = gtk_radio_button_new_with_label_from_widget(group, PedalView.glyphs[name] ?? name)!
             if group == nil { group = cast(raw(button)) }
             gtk_toggle_button_set_mode(cast(raw(button)), 0)
             addClass(button, "shape-switch")
             gtk_widget_set_size_request(button, 40, 26)
-            setAccessible(button, name: "\(parameter.spec.name) \(name)")
-            gtk_widget_set_tooltip_text(button, "\(parameter.spec.name): \(name)")
+            setAccessible(button, name: "\(spec.name) \(name)")
+            gtk_widget_set_tooltip_text(button, "\(spec.name): \(name)")
             onSignal(raw(button), "toggled") { [unowned self] in
                 guard !updating, gtk_toggle_button_get_active(cast(raw(button))) != 0 else { return }
                 store.set(parameter, Float(i))
             }
-            shapeButtons.append(button)
-            put(button, layout.width / 2 - 20, 18 + i * 30)
+            choiceControls.append((parameter, button, i))
+            put(button, place.x, place.y + i * 30)
         }
-        syncShape()
     }
 
-    private func syncShape() {
-        let index = Int(store.load(.tremoloShape))
-        for (i, b) in shapeButtons.enumerated() where (i == index) != (gtk_toggle_button_get_active(cast(raw(b))) != 0) {
-            if i == index { gtk_toggle_button_set_active(cast(raw(b)), 1) }
+    /// A drop-down menu of the choices.
+    private func addMenu(_ place: PedalLayout.Place, _ names: [String]) {
+        let parameter = place.parameter
+        let combo = gtk_combo_box_text_new()!
+        for name in names { gtk_combo_box_text_append_text(cast(raw(combo)), name) }
+        gtk_widget_set_size_request(combo, Int32(place.width), 26)
+        setAccessible(combo, name: parameter.spec.name)
+        gtk_widget_set_tooltip_text(combo, parameter.spec.name)
+        onSignal(raw(combo), "changed") { [unowned self] in
+            guard !updating else { return }
+            let i = gtk_combo_box_get_active(cast(raw(combo)))
+            if i >= 0 { store.set(parameter, Float(i)) }
+        }
+        choiceControls.append((parameter, combo, -1))
+        put(combo, place.x, place.y)
+    }
+
+    private func syncChoices() {
+        let wasUpdating = updating
+        updating = true
+        defer { updating = wasUpdating }
+        for (parameter, control, choice) in choiceControls {
+            let index = Int(store.load(parameter))
+            if choice < 0 {
+                if gtk_combo_box_get_active(cast(raw(control))) != Int32(index) { gtk_combo_box_set_active(cast(raw(control)), Int32(index)) }
+            } else if choice == index, gtk_toggle_button_get_active(cast(raw(control))) == 0 {
+                gtk_toggle_button_set_active(cast(raw(control)), 1)
+            }
         }
     }
 
@@ -132,13 +171,13 @@ final class PedalView {
         updating = true
         defer { updating = false }
         for knob in knobs { knob.sync() }
-        if kind != .looper {
+        if looper == nil {
             let on = store.isOn(kind.enabledParameter)
             if (gtk_toggle_button_get_active(cast(raw(footswitch))) != 0) != on {
                 gtk_toggle_button_set_active(cast(raw(footswitch)), on ? 1 : 0)
             }
         }
-        if kind == .tremolo { syncShape() }
+        syncChoices()
         equalizer?.sync()
         gtk_widget_queue_draw(face)
     }

@@ -16,7 +16,7 @@ public final class PedalboardWindow {
     let engine: LiveEngine
     let controls: EngineControls
     private var pedals: [PedalView] = []
-    private var selectors: [(kind: EffectKind, button: UnsafeMutablePointer<GtkWidget>)] = []
+    private var selectors: [(kind: PedalKind, button: UnsafeMutablePointer<GtkWidget>)] = []
     private let inputMeter = LevelMeter(title: "IN", accessibleName: "Input Level")
     private let outputMeter = LevelMeter(title: "OUT", accessibleName: "Output Level")
     private var statusLabel: UnsafeMutablePointer<GtkWidget>!
@@ -32,12 +32,16 @@ public final class PedalboardWindow {
     private let started = Date()
     private let reporter: StateReporter?
     private var updatingSelectors = false
+    /// The pedals and their selectors, in the chain's board order (rebuilt when it changes).
+    private let pedalBox = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 14)!
+    private let selectorBox = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)!
+    private var shownBoard: [PedalKind] = []
     /// Called when the window is gone (destroyed).
     var onClosed: (() -> Void)?
     /// The store's answer to "is this pedal locked?" (set by `StoreFront`); a locked pedal is
     /// never switched on from the strip or its footswitch: `onLocked` runs instead.
-    var isLocked: (EffectKind) -> Bool = { _ in false }
-    var onLocked: ((EffectKind) -> Void)?
+    var isLocked: (PedalKind) -> Bool = { _ in false }
+    var onLocked: ((PedalKind) -> Void)?
     /// More entries for the state file (`extraState`) and its `layout` (`extraLayout`).
     var extraState: (() -> [String: Any])?
     var extraLayout: (() -> [String: Any])?
@@ -72,31 +76,7 @@ public final class PedalboardWindow {
         readoutLabel = gtk_label_new("")
         statusLight = gtk_label_new("●")
 
-        for kind in EffectKind.allCases {
-            let button = gtk_toggle_button_new()!
-            let inner = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)!
-            let led = gtk_label_new("●")!
-            addClass(led, "strip-led")
-            gtk_box_pack_start(cast(raw(inner)), led, 0, 0, 0)
-            gtk_box_pack_start(cast(raw(inner)), gtk_label_new(kind.displayName), 0, 0, 0)
-            gtk_container_add(cast(raw(button)), inner)
-            addClass(button, "selector")
-            setAccessible(button, name: "\(kind.displayName) (selector)")
-            gtk_widget_set_tooltip_text(button, "Switch \(kind.displayName) on or off")
-            onSignal(raw(button), "toggled") { [unowned self] in
-                guard !updatingSelectors else { return }
-                let on = gtk_toggle_button_get_active(cast(raw(button))) != 0
-                if on && isLocked(kind) {
-                    syncControls()
-                    onLocked?(kind)
-                    return
-                }
-                controls.parameters.set(kind.enabledParameter, on ? 1 : 0)
-                syncControls()
-            }
-            selectors.append((kind, button))
-            gtk_box_pack_start(cast(raw(strip)), button, 0, 0, 0)
-        }
+        gtk_box_pack_start(cast(raw(strip)), selectorBox, 0, 0, 0)
         gtk_box_pack_start(cast(raw(strip)), moreButton, 0, 0, 6)
         addClass(readoutLabel, "readout")
         gtk_box_pack_end(cast(raw(strip)), readoutLabel, 0, 0, 12)
@@ -115,20 +95,13 @@ public final class PedalboardWindow {
         gtk_scrolled_window_set_policy(cast(raw(scroller)), GTK_POLICY_AUTOMATIC, GTK_POLICY_AUTOMATIC)
         addClass(scroller, "board")
         let board = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 14)!
+        gtk_widget_set_valign(pedalBox, GTK_ALIGN_CENTER)
         gtk_widget_set_halign(board, GTK_ALIGN_CENTER)
         gtk_widget_set_valign(board, GTK_ALIGN_CENTER)
         gtk_container_set_border_width(cast(raw(board)), 18)
         gtk_box_pack_start(cast(raw(board)), inputMeter.widget, 0, 0, 0)
         gtk_widget_set_valign(inputMeter.widget, GTK_ALIGN_CENTER)
-        let onReadout: (String?) -> Void = { [weak self] text in self?.showReadout(text) }
-        for kind in EffectKind.allCases {
-            let pedal = PedalView(kind: kind, store: controls.parameters, looperControl: controls.looper, onReadout: onReadout)
-            pedal.looper?.sampleRate = { [weak engine] in engine?.chain.sampleRate ?? 48_000 }
-            pedal.isLocked = { [weak self] in self?.isLocked(kind) ?? false }
-            pedal.onLocked = { [weak self] in self?.onLocked?(kind) }
-            pedals.append(pedal)
-            gtk_box_pack_start(cast(raw(board)), pedal.widget, 0, 0, 0)
-        }
+        gtk_box_pack_start(cast(raw(board)), pedalBox, 0, 0, 0)
         gtk_box_pack_start(cast(raw(board)), outputMeter.widget, 0, 0, 0)
         gtk_widget_set_valign(outputMeter.widget, GTK_ALIGN_CENTER)
         gtk_container_add(cast(raw(scroller)), board)
@@ -165,8 +138,56 @@ public final class PedalboardWindow {
             self?.poll()
             return true
         }
-        syncControls()
+        showBoard()
         gtk_widget_show_all(window)
+    }
+
+    /// Builds a pedal and a selector for each pedal on the chain's board, in its order.
+    private func showBoard() {
+        for pedal in pedals { gtk_widget_destroy(pedal.widget) }
+        for (_, button) in selectors { gtk_widget_destroy(button) }
+        pedals = []
+        selectors = []
+        shownBoard = engine.chain.board
+        let onReadout: (String?) -> Void = { [weak self] text in self?.showReadout(text) }
+        for kind in shownBoard {
+            let pedal = PedalView(kind: kind, store: controls.parameters, looperControl: controls.looper, onReadout: onReadout)
+            pedal.looper?.sampleRate = { [weak engine] in engine?.chain.sampleRate ?? 48_000 }
+            pedal.isLocked = { [weak self] in self?.isLocked(kind) ?? false }
+            pedal.onLocked = { [weak self] in self?.onLocked?(kind) }
+            pedals.append(pedal)
+            gtk_box_pack_start(cast(raw(pedalBox)), pedal.widget, 0, 0, 0)
+            selectors.append((kind, makeSelector(kind)))
+        }
+        syncControls()
+        gtk_widget_show_all(pedalBox)
+        gtk_widget_show_all(selectorBox)
+    }
+
+    private func makeSelector(_ kind: PedalKind) -> UnsafeMutablePointer<GtkWidget> {
+        let button = gtk_toggle_button_new()!
+        let inner = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)!
+        let led = gtk_label_new("●")!
+        addClass(led, "strip-led")
+        gtk_box_pack_start(cast(raw(inner)), led, 0, 0, 0)
+        gtk_box_pack_start(cast(raw(inner)), gtk_label_new(kind.name), 0, 0, 0)
+        gtk_container_add(cast(raw(button)), inner)
+        addClass(button, "selector")
+        setAccessible(button, name: "\(kind.name) (selector)")
+        gtk_widget_set_tooltip_text(button, "Switch \(kind.name) on or off")
+        onSignal(raw(button), "toggled") { [unowned self] in
+            guard !updatingSelectors else { return }
+            let on = gtk_toggle_button_get_active(cast(raw(button))) != 0
+            if on && isLocked(kind) {
+                syncControls()
+                onLocked?(kind)
+                return
+            }
+            controls.parameters.set(kind.enabledParameter, on ? 1 : 0)
+            syncControls()
+        }
+        gtk_box_pack_start(cast(raw(selectorBox)), button, 0, 0, 0)
+        return button
     }
 
     /// Redraws the pedals after the store's locks changed (padlocks appear or go).
@@ -196,6 +217,8 @@ public final class PedalboardWindow {
     /// About 30 times a second: engine status and meters, looper, outside parameter changes.
     private func poll() {
         ticks += 1
+        engine.chain.collectRetiredBoard()
+        if engine.chain.board != shownBoard { showBoard() }
         let status = engine.status()
         let clips = controls.meters.clipCounts
         inputMeter.feed(peakDB: status.inputPeakDB, clip: clips.input > seenClips.input)
@@ -254,15 +277,16 @@ public final class PedalboardWindow {
             if let eq = pedal.equalizer {
                 for (band, slider) in zip(Parameter.eqBands, eq.sliders) { knobs[band.id] = rootCentre(slider) }
             }
-            if let names = Parameter.tremoloShape.spec.choices, pedal.kind == .tremolo {
-                for (name, button) in zip(names, pedal.shapeButtons) { knobs["\(Parameter.tremoloShape.id)=\(name)"] = rootCentre(button) }
+            for (parameter, control, choice) in pedal.choiceControls {
+                let names = parameter.spec.choices ?? ["off", "on"]
+                knobs[choice < 0 ? parameter.id : "\(parameter.id)=\(names[choice])"] = rootCentre(control)
             }
             entry["controls"] = knobs
             if let looper = pedal.looper { entry["undo"] = rootCentre(looper.undoButton) }
-            result[pedal.kind.rawValue] = entry
+            result[pedal.kind.id] = entry
         }
         var strip: [String: [Int]] = [:]
-        for (kind, button) in selectors { strip[kind.rawValue] = rootCentre(button) }
+        for (kind, button) in selectors { strip[kind.id] = rootCentre(button) }
         result["strip"] = strip
         result["more"] = rootCentre(moreButton)
         if let extraLayout { result.merge(extraLayout()) { $1 } }

@@ -19,6 +19,7 @@ final class PresetPanel {
     private unowned let window: PedalboardWindow
     private let storeFront: StoreFront
     private let parameters: ParameterStore
+    private let chain: Chain
     private var slotButtons: [UnsafeMutablePointer<GtkWidget>] = []
     private var slotNames: [UnsafeMutablePointer<GtkWidget>] = []
     private var slotMarks: [UnsafeMutablePointer<GtkWidget>] = []
@@ -36,6 +37,7 @@ final class PresetPanel {
         self.window = window
         self.storeFront = storeFront
         parameters = window.controls.parameters
+        chain = window.engine.chain
         infoBar = gtk_info_bar_new()
         infoLabel = gtk_label_new("")
         var openProblem: String?
@@ -69,7 +71,7 @@ final class PresetPanel {
         notices += storeFront.startupNotices.map { Messages.sentence($0) }
         // Stompbox opens playing the selected preset, as a pedalboard switched on again would.
         if let library {
-            notices += storeFront.gate.apply(library[library.selected], to: parameters).map { Messages.sentence($0) }
+            notices += play(library[library.selected]).map { Messages.sentence($0) }
         }
         if !notices.isEmpty { showInfo(.warning, notices.joined(separator: "\n")) }
         storeFront.inform = { [unowned self] kind, text in showInfo(kind, text) }
@@ -179,7 +181,7 @@ final class PresetPanel {
     /// counts as off, since that is how it was recalled).
     private func matchesPlayable(_ slot: Int) -> Bool {
         guard let library else { return false }
-        return storeFront.gate.admit(library[slot]).preset.values == parameters.snapshot()
+        return storeFront.gate.admit(library[slot]).preset.matches(parameters, board: chain.board)
     }
 
     var state: [String: Any] {
@@ -206,7 +208,7 @@ final class PresetPanel {
         guard let library else { return }
         var problem: String?
         do { try library.recall(slot) } catch { problem = Messages.sentence(error) }
-        let notices = storeFront.gate.apply(library[slot], to: parameters)
+        let notices = play(library[slot])
         refresh(force: true)
         if let problem {
             showInfo(.error, "Preset \(slot + 1) is playing, but it could not be remembered as the selected one: \(problem)")
@@ -218,6 +220,13 @@ final class PresetPanel {
     }
 
     private var infoIsLockNotice = false
+
+    /// Plays a preset: its board (the window follows the chain's board) and its values,
+    /// through the store's gate.
+    private func play(_ preset: Preset) -> [LockedEffectNotice] {
+        try? chain.setBoard(preset.board)
+        return storeFront.gate.apply(preset, to: parameters)
+    }
 
     private func saveSelected() {
         guard let library else { return }
@@ -232,7 +241,7 @@ final class PresetPanel {
             guard answer == GTK_RESPONSE_ACCEPT else { return }
         }
         do {
-            try library.save(from: parameters, into: slot)
+            try library.save(from: parameters, board: chain.board, into: slot)
         } catch {
             fail("Preset \(slot + 1) was not saved", error)
         }
@@ -287,7 +296,7 @@ final class PresetPanel {
         guard answer == GTK_RESPONSE_ACCEPT else { return }
         do {
             let preset = try library.importPreset(from: url, into: slot)
-            let notices = storeFront.gate.apply(preset, to: parameters)
+            let notices = play(preset)
             refresh(force: true)
             let imported = "“\(preset.name)” was imported into preset \(slot + 1) and is playing."
             showInfo(notices.isEmpty ? .info : .warning, ([imported] + notices.map { Messages.sentence($0) }).joined(separator: "\n"))

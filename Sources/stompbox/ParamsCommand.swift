@@ -46,7 +46,7 @@ struct ParamsCommand: ParsableCommand {
                 "id": .string(s.id),
                 "name": .string(s.name),
                 "short_name": .string(s.shortName),
-                "effect": s.effect.map { .string($0.rawValue) } ?? .null,
+                "effect": s.pedal.map { .string($0) } ?? .null,
                 "unit": .string(s.unit.rawValue),
                 "min": number(s.minimum),
                 "max": number(s.maximum),

@@ -36,8 +36,8 @@ struct PresetsCommand: ParsableCommand {
             let wantsLocked = library.slots.contains { p in FeatureGate.lockable.contains { p[$0.enabledParameter] >= 0.5 } }
             let gate = wantsLocked ? Store.currentGate().gate : FeatureGate.locked
             for (i, preset) in library.slots.enumerated() {
-                let on = EffectKind.allCases.filter { preset[$0.enabledParameter] >= 0.5 }
-                    .map { gate.isLocked($0) ? "\($0.displayName) (locked)" : $0.displayName }
+                let on = PedalKind.builtIn.filter { preset[$0.enabledParameter] >= 0.5 }
+                    .map { gate.isLocked($0) ? "\($0.name) (locked)" : $0.name }
                 let mark = i == library.selected ? "*" : " "
                 let pedals = on.isEmpty ? "no pedals on" : on.joined(separator: ", ")
                 print("\(mark) \(i + 1)  \(preset.name)  (\(pedals))")

@@ -4,7 +4,7 @@ import StompboxAudio
 import StompboxCore
 import StompboxDSP
 
-/// `stompbox render IN OUT [--preset FILE] [--set ID=VALUE]… [--at SECONDS:ACTION]… [--tail SECONDS]`
+/// `stompbox render IN OUT [--preset FILE] [--chain ID,…] [--set ID=VALUE]… [--at SECONDS:ACTION]… [--tail SECONDS]`
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
@@ -23,6 +23,9 @@ struct RenderCommand: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("A preset file (JSON) to start from.", valueName: "file"))
     var preset: String?
+
+    @Option(name: .long, help: ArgumentHelp("The pedals on the board, in signal order (default: the preset's board, else every pedal in the classic order), e.g. overdrive,delay. A pedal left out is not on the board.", valueName: "id,id,…"))
+    var chain: String?
 
     // Values are parsed in `run` so every mistake gets one plain line, not a usage screen.
     @Option(name: .customLong("set"), parsing: .unconditionalSingleValue,
@@ -77,12 +80,19 @@ struct RenderCommand: ParsableCommand {
             let (admitted, notices) = gate.admit(try Self.loadPreset(preset))
             for notice in notices { warn(notice.description) }
             plan.parameters = admitted.values
+            plan.board = admitted.board
         }
+        if let chain { plan.board = try Self.parseBoard(chain) }
         for text in assignments {
             let a = try ParameterAssignment(parsing: text)
+            try Self.checkOnBoard(a.parameter, plan.board)
             plan[a.parameter] = a.value
         }
         plan.actions = try actions.map { text throws(RenderActionError) in try RenderAction(parsing: text) }
+        for action in plan.actions {
+            if case .set(let a) = action.kind { try Self.checkOnBoard(a.parameter, plan.board) }
+            if case .looper = action.kind { try Self.checkOnBoard(.looperEnabled, plan.board) }
+        }
         if let tail {
             guard let seconds = Double(tail.trimmingCharacters(in: .whitespaces)), seconds.isFinite else {
                 throw CommandLineError("--tail '\(tail)' is not a number of seconds")
@@ -91,6 +101,15 @@ struct RenderCommand: ParsableCommand {
             plan.tailSeconds = seconds
         }
         return plan
+    }
+
+    /// `--chain`'s board, or one line naming the mistake.
+    static func parseBoard(_ text: String) throws(CommandLineError) -> [PedalKind] {
+        do { return try PedalKind.board(parsing: text) } catch { throw CommandLineError("--chain: \(error.description)") }
+    }
+
+    static func checkOnBoard(_ parameter: Parameter, _ board: [PedalKind]) throws(CommandLineError) {
+        do { try PedalKind.check(parameter, on: board) } catch { throw CommandLineError(error.description) }
     }
 
     static func loadPreset(_ path: String) throws(CommandLineError) -> Preset {

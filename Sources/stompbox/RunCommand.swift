@@ -48,6 +48,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "A single-preset JSON file to start from.")
     var preset: String?
 
+    @Option(help: ArgumentHelp("The pedals on the board, in signal order (default: the preset's board, else every pedal in the classic order), e.g. overdrive,delay.", valueName: "id,id,…"))
+    var chain: String?
+
     @Option(name: .customLong("set"), parsing: .unconditionalSingleValue,
             help: "ID=VALUE, e.g. overdrive.enabled=on (repeatable; see 'stompbox params').")
     var assignments: [String] = []
@@ -81,16 +84,21 @@ struct RunCommand: ParsableCommand {
         }
 
         let controls = EngineControls()
+        var board = PedalKind.builtIn
         let (gate, notes) = Store.currentGate(publicKeyFile: publicKey)
         for note in notes { warn(note) }
         do {
             if let preset {
-                for notice in gate.apply(try RenderCommand.loadPreset(preset), to: controls.parameters) {
+                let loaded = try RenderCommand.loadPreset(preset)
+                for notice in gate.apply(loaded, to: controls.parameters) {
                     warn(notice.description)
                 }
+                board = loaded.board
             }
+            if let chain { board = try RenderCommand.parseBoard(chain) }
             for text in assignments {
                 let a = try ParameterAssignment(parsing: text)
+                try RenderCommand.checkOnBoard(a.parameter, board)
                 try gate.set(a.parameter, a.value, on: controls.parameters)
             }
         } catch let error as CommandLineError {
@@ -116,7 +124,7 @@ struct RunCommand: ParsableCommand {
         settings.sampleRate = rate
         settings.demoFile = try? DataFiles.locate().data(DemoRiffFile.fileName).path
 
-        let engine = LiveEngine(chain: Chain(controls: controls), settings: settings)
+        let engine = LiveEngine(chain: Chain(controls: controls, board: board), settings: settings)
 
         // SIGINT/SIGTERM end the loop through a dispatch source, never inside a signal handler.
         let finished = DispatchSemaphore(value: 0)

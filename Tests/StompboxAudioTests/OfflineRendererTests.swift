@@ -134,7 +134,7 @@ import Testing
         let riff = Signal.guitarRiff(seconds: 1.5)
         try Self.writeInput(folder.file("in.wav"), [riff, riff])
         var plan = RenderPlan(tailSeconds: 0.5)
-        for kind in EffectKind.allCases { plan[kind.enabledParameter] = 1 }
+        for kind in PedalKind.builtIn { plan[kind.enabledParameter] = 1 }
         plan[.overdriveDrive] = 1
         plan[.inputGain] = 12
         plan.actions = [

@@ -22,6 +22,46 @@ import StompboxDSP
         #expect(text.contains("\"tremolo.shape\" : \"square\""))
     }
 
+    @Test func version2StoresTheBoardAndRoundTrips() throws {
+        var p = Preset(name: "Reordered")
+        try p.setBoard([.delay, .overdrive, .looper])
+        p[.delayEnabled] = 1
+        let text = String(decoding: p.jsonData(), as: UTF8.self)
+        #expect(text.contains("\"version\" : 2"))
+        #expect(text.contains("\"chain\""))
+        let back = try Preset(jsonData: p.jsonData())
+        #expect(back == p)
+        #expect(back.board == [.delay, .overdrive, .looper])
+        #expect(try decode(#"{"format":"stompbox-preset","version":2,"name":"x","chain":[]}"#).board == [])
+    }
+
+    @Test func version1LoadsWithTheClassicOrder() throws {
+        let p = try decode(#"{"format":"stompbox-preset","version":1,"name":"x","parameters":{"delay.enabled":true}}"#)
+        #expect(p.board == PedalKind.builtIn)
+        #expect(p.board.map(\.id) == ["overdrive", "eq", "flanger", "tremolo", "delay", "reverb", "looper"])
+        #expect(p[.delayEnabled] == 1)
+    }
+
+    @Test func aBadChainNamesTheProblem() {
+        func message(_ chain: String) -> String {
+            do { _ = try decode(#"{"format":"stompbox-preset","version":2,"name":"x","chain":\#(chain)}"#); return "no error" } catch { return error.description }
+        }
+        #expect(message(#"["overdrive","fuzz"]"#).contains("unknown pedal 'fuzz'"))
+        #expect(message(#"["delay","delay"]"#).contains("'delay' is on the board twice"))
+        #expect(message(#""delay""#).contains("chain"))
+        #expect(message(#"[1]"#).contains("chain"))
+    }
+
+    @Test func aPresetMatchesOnlyItsOwnBoard() throws {
+        let store = ParameterStore()
+        var p = Preset(name: "x", from: store, board: [.overdrive, .delay])
+        #expect(p.matches(store, board: [.overdrive, .delay]))
+        #expect(!p.matches(store, board: [.delay, .overdrive]))
+        try p.setBoard([.delay, .overdrive])
+        #expect(p.matches(store, board: [.delay, .overdrive]))
+        #expect(throws: PresetError.pedal(.duplicate("eq"))) { try p.setBoard([.eq, .eq]) }
+    }
+
     @Test func missingIdsTakeDefaults() throws {
         let p = try decode(#"{"format":"stompbox-preset","version":1,"name":"x","parameters":{"delay.time_ms":500}}"#)
         #expect(p[.delayTime] == 500)
@@ -36,7 +76,7 @@ import StompboxDSP
         #expect(message(#"{"format":"stompbox-preset","version":1,"name":"x","parameters":{"delay.time_ms":5000}}"#).contains("out of range"))
         #expect(message(#"{"format":"stompbox-preset","version":1,"name":"x","parameters":{"delay.enabled":1}}"#).contains("delay.enabled"))
         #expect(message(#"{"format":"stompbox-preset","version":1,"name":"x","parameters":{"delay.time_ms":"fast"}}"#).contains("delay.time_ms"))
-        #expect(message(#"{"format":"stompbox-preset","version":2,"name":"x"}"#).contains("newer"))
+        #expect(message(#"{"format":"stompbox-preset","version":3,"name":"x"}"#).contains("newer"))
         #expect(message(#"{"format":"something-else","version":1,"name":"x"}"#).contains("something-else"))
         #expect(message(#"{"format":"stompbox-preset","version":1,"#).contains("not valid JSON"))
         #expect(message("").contains("not valid JSON"))

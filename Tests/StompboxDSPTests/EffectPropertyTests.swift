@@ -3,7 +3,7 @@ import Testing
 @testable import StompboxDSP
 import StompboxTestSupport
 
-/// Properties every pedal must have, checked for each one in `EffectKind.allCases` through the
+/// Properties every pedal must have, checked for each one in `PedalKind.builtIn` through the
 /// real `Chain` (or, where noted, the effect alone), so a pedal added to the table is covered
 /// without a new test.
 @Suite struct EffectPropertyTests {
@@ -11,7 +11,7 @@ import StompboxTestSupport
 
     /// A prepared chain with only `kind` on (none when nil) and `settings` applied first, so
     /// nothing is ramping or crossfading when it starts.
-    func chain(_ kind: EffectKind?, _ settings: [Parameter: Float] = [:]) -> Chain {
+    func chain(_ kind: PedalKind?, _ settings: [Parameter: Float] = [:]) -> Chain {
         let c = Chain(controls: EngineControls())
         if let kind { c.parameters.set(kind.enabledParameter, 1) }
         for (p, v) in settings { c.parameters.set(p, v) }
@@ -42,14 +42,14 @@ import StompboxTestSupport
         }
     }
 
-    static let continuousControls: [(EffectKind, Parameter)] = EffectKind.allCases.flatMap { kind in
+    static let continuousControls: [(PedalKind, Parameter)] = PedalKind.builtIn.flatMap { kind in
         kind.controls.filter { !$0.spec.isDiscrete }.map { (kind, $0) }
     }
 
     // MARK: NaN and Inf
 
-    @Test(arguments: EffectKind.allCases)
-    func nonFiniteInputNeverReachesTheOutputOfTheChain(_ kind: EffectKind) {
+    @Test(arguments: PedalKind.builtIn)
+    func nonFiniteInputNeverReachesTheOutputOfTheChain(_ kind: PedalKind) {
         var x = Signal.noise(length: 48_000, amplitude: 0.3)
         var clean = x
         let poisoned = 9600..<9664
@@ -68,8 +68,8 @@ import StompboxTestSupport
         #expect(Measure.rms(y[later]) > 0.05, "\(kind) went silent")
     }
 
-    @Test(arguments: EffectKind.allCases)
-    func nonFiniteInputNeverReachesTheOutputOfTheEffectAlone(_ kind: EffectKind) {
+    @Test(arguments: PedalKind.builtIn)
+    func nonFiniteInputNeverReachesTheOutputOfTheEffectAlone(_ kind: PedalKind) {
         // The effect without the chain's guards: it must neither pass NaN on nor stay broken.
         let make = { () -> AudioEffect in
             let c = Chain(controls: EngineControls())
@@ -90,8 +90,8 @@ import StompboxTestSupport
 
     /// The pedals that clear no memory on bad input (they read it as silence) match a fresh
     /// instance exactly once the bad samples have passed through.
-    @Test(arguments: [EffectKind.overdrive, .eq, .flanger, .tremolo])
-    func sanitisingEffectsMatchAFreshInstanceAfterNaN(_ kind: EffectKind) {
+    @Test(arguments: [PedalKind.overdrive, .eq, .flanger, .tremolo])
+    func sanitisingEffectsMatchAFreshInstanceAfterNaN(_ kind: PedalKind) {
         let settings: [Parameter: Float] = [.eqBand2: 6, .eqBand5: -4]
         func make() -> AudioEffect {
             let c = chain(nil, settings)
@@ -132,8 +132,8 @@ import StompboxTestSupport
 
     // MARK: Silence
 
-    @Test(arguments: EffectKind.allCases)
-    func silenceInGivesSilenceOutOnceTheTailHasDied(_ kind: EffectKind) {
+    @Test(arguments: PedalKind.builtIn)
+    func silenceInGivesSilenceOutOnceTheTailHasDied(_ kind: PedalKind) {
         let c = chain(kind)
         // From the start: nothing comes out of nothing.
         #expect(Measure.peak(render(c, Signal.silence(24_000))) < 1e-6, "\(kind) hums")
@@ -168,7 +168,7 @@ import StompboxTestSupport
     }
 
     @Test(arguments: continuousControls)
-    func turningAKnobFromEndToEndAtOnceDoesNotClick(_ kind: EffectKind, _ control: Parameter) {
+    func turningAKnobFromEndToEndAtOnceDoesNotClick(_ kind: PedalKind, _ control: Parameter) {
         let s = control.spec
         let c = chain(kind, [control: s.minimum])
         // A low note with an overtone, quiet enough that the limiter stays out of the way, faded
@@ -192,8 +192,8 @@ import StompboxTestSupport
 
     // MARK: Bypass
 
-    @Test(arguments: EffectKind.allCases)
-    func switchingOnAndOffCrossfadesWithin10msWithoutAClick(_ kind: EffectKind) {
+    @Test(arguments: PedalKind.builtIn)
+    func switchingOnAndOffCrossfadesWithin10msWithoutAClick(_ kind: PedalKind) {
         let x = fadedIn(zip(Signal.sine(frequency: 110, seconds: 1.2, amplitude: 0.1),
                             Signal.sine(frequency: 440, seconds: 1.2, amplitude: 0.03)).map { $0 + $1 })
         let on = 19_200, off = 43_008 // multiples of the block size

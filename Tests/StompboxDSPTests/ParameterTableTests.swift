@@ -16,9 +16,9 @@ import Testing
     }
 
     @Test func everyEffectHasAnEnabledSwitchDefaultingOff() {
-        for kind in EffectKind.allCases {
+        for kind in PedalKind.builtIn {
             let s = kind.enabledParameter.spec
-            #expect(s.id == "\(kind.rawValue).enabled")
+            #expect(s.id == "\(kind.id).enabled")
             #expect(s.isToggle && s.defaultValue == 0)
         }
     }

@@ -130,6 +130,37 @@ private let step: Float = 1.0 / 8_388_608
         withExtendedLifetime(unlocked.folder) {}
     }
 
+    /// `--chain` puts pedals on the board in its order: rendering overdrive then delay equals
+    /// rendering the overdrive alone and the delay alone on its output (to 24-bit rounding of
+    /// the file in between), and the reverse order the reverse.
+    @Test func theChainsOrderIsTheSignalsOrder() throws {
+        let w = try Workspace(seconds: 0.6, rate: 48_000)
+        let settings = ["overdrive": ["--set", "overdrive.enabled=on", "--set", "overdrive.drive=0.7"],
+                        "delay": ["--set", "delay.enabled=on", "--set", "delay.time_ms=100"]]
+        /// The first stage takes the input down 12 dB (the limiter stays out) and adds the tail.
+        func render(_ input: String, _ output: String, _ chain: String, first: Bool = true) throws -> [Float] {
+            var arguments = ["render", input, output, "--chain", chain]
+            for id in chain.split(separator: ",") { arguments += settings[String(id)]! }
+            if first { arguments += ["--set", "master.input_db=-12", "--tail", "0.3"] }
+            try expectSuccess(arguments, in: w.url)
+            return try AudioFile.read(w.file(output)).channel(0)
+        }
+        let both = try render("in.wav", "both.wav", "overdrive,delay")
+        _ = try render("in.wav", "od.wav", "overdrive")
+        let composed = try render("od.wav", "od-delay.wav", "delay", first: false)
+        #expect(both.count == composed.count)
+        let error = zip(both, composed).map { abs($0 - $1) }.max() ?? 1
+        #expect(error <= 8 * step, "overdrive,delay against overdrive then delay: \(error)")
+
+        let reversed = try render("in.wav", "rev.wav", "delay,overdrive")
+        _ = try render("in.wav", "d.wav", "delay")
+        let reversedComposed = try render("d.wav", "d-od.wav", "overdrive", first: false)
+        let reversedError = zip(reversed, reversedComposed).map { abs($0 - $1) }.max() ?? 1
+        #expect(reversedError <= 8 * step, "delay,overdrive against delay then overdrive: \(reversedError)")
+        let apart = zip(both, reversed).map { abs($0 - $1) }.max() ?? 0
+        #expect(apart > 0.01, "the order makes a difference")
+    }
+
     @Test func aNegativeNumberAfterAnOptionIsAValueNotAFlag() throws {
         let w = try Workspace(seconds: 0.1)
         try expectSuccess(["render", "in.wav", "out.wav", "--set", "master.output_db=-3", "--tail", "0"], in: w.url)
@@ -162,15 +193,19 @@ private let step: Float = 1.0 / 8_388_608
         (["in.wav", "out.wav", "--preset", "none.json"], ["none.json", "does not exist"]),
         (["in.wav", "out.wav", "--preset", "bad-id.json"], ["bad-id.json", "delay.speed"]),
         (["in.wav", "out.wav", "--preset", "bad-type.json"], ["bad-type.json", "delay.enabled"]),
-        (["in.wav", "out.wav", "--preset", "newer.json"], ["newer.json", "version 2"]),
+        (["in.wav", "out.wav", "--preset", "newer.json"], ["newer.json", "version 3"]),
         (["in.wav", "out.wav", "--preset", "notes.wav"], ["notes.wav", "JSON"]),
+        (["in.wav", "out.wav", "--chain", "overdrive,fuzz"], ["--chain", "unknown pedal 'fuzz'"]),
+        (["in.wav", "out.wav", "--chain", "delay,reverb,delay"], ["--chain", "'delay' is on the board twice"]),
+        (["in.wav", "out.wav", "--chain", "overdrive", "--set", "reverb.enabled=on"], ["reverb.enabled", "not on the board"]),
+        (["in.wav", "out.wav", "--chain", "overdrive", "--at", "0.05:delay.mix=1"], ["delay.mix", "not on the board"]),
     ] as [([String], [String])])
     func errorsPrintOneLineAndLeaveNoOutput(arguments: [String], mentions: [String]) throws {
         let w = try Workspace(seconds: 0.1)
         w.folder.write("these are my notes, not audio\n", to: "notes.wav")
         w.preset(#""delay.speed":3"#, name: "bad-id.json")
         w.preset(#""delay.enabled":"yes""#, name: "bad-type.json")
-        w.preset("", version: 2, name: "newer.json")
+        w.preset("", version: 3, name: "newer.json")
         let before = w.folder.contents()
         try expectFailure(["render"] + arguments, in: w.url, mentioning: mentions)
         #expect(w.folder.contents() == before, "nothing written, no temporary file left")

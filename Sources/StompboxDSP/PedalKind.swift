@@ -1,0 +1,198 @@
+import Foundation
+
+/// A kind of pedal, described once: its id and name, its parameters, how to build its DSP,
+/// its latency and its face (artwork and control layout). The chain, the window, presets,
+/// `params`, `--set`/`--at`, `--chain` and the property tests all read this description.
+///
+/// Adding a built-in pedal: its DSP file (with its `PedalKind` and `Parameter` names) and one
+/// line in `PedalKind.builtIn`, plus its artwork.
+public struct PedalKind: Sendable, Hashable, CustomStringConvertible {
+    /// Also the prefix of its parameter ids ("delay" → "delay.time_ms") and of its artwork.
+    public let id: String
+    /// The name printed on the pedal.
+    public let name: String
+    /// Its parameters, its on/off switch (`<id>.enabled`) first.
+    public let parameterSpecs: [ParameterSpec]
+    /// Whether switching it on clears its state (no stale echoes); the Looper keeps its loop.
+    public let resetsWhenSwitchedOn: Bool
+    /// How many samples its output lags its input, at a sample rate.
+    public let latency: @Sendable (Double) -> Double
+    public let face: PedalFace
+    private let make: @Sendable (EngineControls) -> AudioEffect
+
+    /// `controls` are the pedal's own parameters, without the on/off switch, which every pedal has.
+    public init(id: String, name: String, controls: [PedalControl], face: PedalFace,
+                resetsWhenSwitchedOn: Bool = true, latency: @escaping @Sendable (Double) -> Double = { _ in 0 },
+                make: @escaping @Sendable (EngineControls) -> AudioEffect) {
+        self.id = id
+        self.name = name
+        let enabled = ParameterSpec(id: "\(id).enabled", pedal: id, name: "\(name) On", shortName: "On", unit: .none,
+                                    minimum: 0, maximum: 1, defaultValue: 0, scale: .toggle)
+        parameterSpecs = [enabled] + controls.map { $0.spec(pedal: id, pedalName: name) }
+        self.resetsWhenSwitchedOn = resetsWhenSwitchedOn
+        self.latency = latency
+        self.face = face
+        self.make = make
+    }
+
+    /// The registry: every built-in pedal, in the classic board order (the order of a
+    /// version-1 preset and of a board nobody rearranged).
+    public static let builtIn: [PedalKind] = [.overdrive, .eq, .flanger, .tremolo, .delay, .reverb, .looper]
+
+    public init?(id: String) {
+        guard let kind = PedalKind.builtIn.first(where: { $0.id == id }) else { return nil }
+        self = kind
+    }
+
+    /// Looks a pedal up by id, throwing an error that names it.
+    public static func named(_ id: String) throws(PedalError) -> PedalKind {
+        guard let kind = PedalKind(id: id) else { throw .unknownPedal(id) }
+        return kind
+    }
+
+    /// A board as the command line writes it: pedal ids separated by commas, in signal order
+    /// ("overdrive,delay"; an empty text is an empty board).
+    public static func board(parsing text: String) throws(PedalError) -> [PedalKind] {
+        let ids = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        if ids == [""] { return [] }
+        var board: [PedalKind] = []
+        for id in ids {
+            let kind = try named(id)
+            guard !board.contains(kind) else { throw .duplicate(id) }
+            board.append(kind)
+        }
+        return board
+    }
+
+    /// Throws `notOnBoard` when `parameter` belongs to a pedal that is not on `board`.
+    public static func check(_ parameter: Parameter, on board: [PedalKind]) throws(PedalError) {
+        guard let pedal = parameter.spec.pedal, !board.contains(where: { $0.id == pedal }) else { return }
+        throw .notOnBoard(pedal: pedal, parameter: parameter.id)
+    }
+
+    /// A new instance of its DSP (not prepared). Not on the audio thread.
+    public func makeEffect(_ controls: EngineControls) -> AudioEffect { make(controls) }
+
+    /// Its `<id>.enabled` switch.
+    public var enabledParameter: Parameter { parameter("enabled") }
+
+    /// Its knobs, sliders and switches (everything but its on/off switch), in table order.
+    public var controls: [Parameter] { parameterSpecs.dropFirst().map { Parameter(id: $0.id)! } }
+
+    /// One of its parameters by its own name ("time_ms" for `delay.time_ms`).
+    public func parameter(_ key: String) -> Parameter {
+        guard let p = Parameter(id: "\(id).\(key)") else { preconditionFailure("\(id) has no parameter \(key)") }
+        return p
+    }
+
+    public var description: String { id }
+    public static func == (a: PedalKind, b: PedalKind) -> Bool { a.id == b.id }
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+}
+
+/// One control of a pedal, as its DSP file declares it; the full `ParameterSpec` adds the
+/// pedal's id and name ("time_ms", "Time" → `delay.time_ms`, "Delay Time").
+public struct PedalControl: Sendable {
+    public let key: String
+    public let shortName: String
+    public let unit: ParameterUnit
+    public let range: ClosedRange<Float>
+    public let defaultValue: Float
+    public let scale: ParameterScale
+    /// The full name, when it is not "<pedal name> <short name>".
+    public let name: String?
+
+    public init(_ key: String, _ shortName: String, _ unit: ParameterUnit = .none, _ range: ClosedRange<Float>,
+                default defaultValue: Float, _ scale: ParameterScale = .linear, name: String? = nil) {
+        self.key = key
+        self.shortName = shortName
+        self.unit = unit
+        self.range = range
+        self.defaultValue = defaultValue
+        self.scale = scale
+        self.name = name
+    }
+
+    func spec(pedal: String, pedalName: String) -> ParameterSpec {
+        ParameterSpec(id: "\(pedal).\(key)", pedal: pedal, name: name ?? "\(pedalName) \(shortName)", shortName: shortName,
+                      unit: unit, minimum: range.lowerBound, maximum: range.upperBound, defaultValue: defaultValue, scale: scale)
+    }
+}
+
+public enum PedalError: Error, Equatable, CustomStringConvertible {
+    case unknownPedal(String)
+    case duplicate(String)
+    case notOnBoard(pedal: String, parameter: String)
+
+    public var description: String {
+        switch self {
+        case .unknownPedal(let id):
+            "unknown pedal '\(id)' (the pedals are \(PedalKind.builtIn.map(\.id).joined(separator: ", ")))"
+        case .duplicate(let id): "the pedal '\(id)' is on the board twice"
+        case .notOnBoard(let pedal, let parameter): "\(parameter) belongs to \(pedal), which is not on the board (see --chain)"
+        }
+    }
+}
+
+/// What a pedal looks like: its artwork and where its controls sit, in the pedal's own
+/// coordinates (logical pixels). The SVGs in Resources/ (scripts/make-pedal-svgs.py) print the
+/// LED bezel, the name and the footswitch at these same positions. Controls without a place
+/// are laid out in rows of knobs.
+public struct PedalFace: Sendable {
+    public struct Place: Sendable {
+        /// The control's own name (`PedalControl.key`).
+        public let control: String
+        public let x: Int
+        public let y: Int
+        /// A knob's diameter (a switch ignores it).
+        public let diameter: Int
+        public let width: Int
+
+        public init(_ control: String, x: Int, y: Int, diameter: Int = 44, width: Int = 64) {
+            self.control = control
+            self.x = x
+            self.y = y
+            self.diameter = diameter
+            self.width = width
+        }
+    }
+
+    /// A panel that takes over all of a pedal's controls.
+    public enum Panel: Sendable {
+        /// Knobs, switches and menus from each parameter's scale.
+        case controls
+        /// Faders under a drawn response curve.
+        case equalizer
+        /// The looper's bar, footswitch gestures and undo button (its knobs as `controls`).
+        case looper
+    }
+
+    public static let height = 340
+    public let width: Int
+    public let ledY: Int
+    public let switchY: Int
+    public let places: [Place]
+    public let panel: Panel
+    /// The colour printed on the enclosure (red, green, blue in 0…1), for the knob labels.
+    public let ink: (red: Double, green: Double, blue: Double)
+
+    public init(width: Int = 184, ledY: Int = 156, switchY: Int = 272, places: [Place] = [], panel: Panel = .controls,
+                ink: (red: Double, green: Double, blue: Double) = (0.95, 0.95, 0.95)) {
+        self.width = width
+        self.ledY = ledY
+        self.switchY = switchY
+        self.places = places
+        self.panel = panel
+        self.ink = ink
+    }
+
+    /// The classic three: two big knobs in the corners, the middle one smaller and lower.
+    public static func classicThree(_ left: String, _ middle: String, _ right: String,
+                                    ink: (red: Double, green: Double, blue: Double) = (0.95, 0.95, 0.95)) -> PedalFace {
+        PedalFace(places: [
+            Place(left, x: 6, y: 14, diameter: 48),
+            Place(right, x: 114, y: 14, diameter: 48),
+            Place(middle, x: 60, y: 66, diameter: 38),
+        ], ink: ink)
+    }
+}
