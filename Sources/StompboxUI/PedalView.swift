@@ -26,6 +26,13 @@ final class PedalView {
     /// Whether the store keeps this pedal locked (a padlock shows; the footswitch calls `onLocked`).
     var isLocked: () -> Bool = { false } { didSet { looper?.isLocked = isLocked } }
     var onLocked: (() -> Void)? { didSet { looper?.onLocked = onLocked } }
+    /// The pedal was dragged along the board by `dx` logical pixels (mouse or finger on its face).
+    var onMoved: ((Double) -> Void)?
+    /// The pedal's remove button was pressed.
+    var onRemove: (() -> Void)?
+    private(set) var removeButton: UnsafeMutablePointer<GtkWidget>!
+    /// GTK 3 widgets do not own their gestures: kept here, freed on destroy.
+    private var dragGesture: OpaquePointer?
 
     /// Choices drawn as glyphs on a switch, by the choice's name.
     static let glyphs = ["sine": "∿", "triangle": "⋀", "square": "⊓"]
@@ -75,11 +82,14 @@ final class PedalView {
             break
         }
         addFootswitch()
+        addMoveAndRemove()
         syncChoices()
         onEvent(raw(face), "draw") { [unowned self] cr in drawFace(OpaquePointer(cr!)); return true }
         onSignal(raw(widget), "destroy") { [unowned self] in
             if let artwork { g_object_unref(raw(artwork.pixbuf)) }
             artwork = nil
+            if let dragGesture { g_object_unref(raw(dragGesture)) }
+            dragGesture = nil
         }
     }
 
@@ -111,6 +121,25 @@ final class PedalView {
             }
         }
         put(footswitch, layout.width / 2 - size / 2, layout.switchY - size / 2)
+    }
+
+    /// Dragging the enclosure (anywhere no control is) moves the pedal along the board; the
+    /// small × in its corner takes it off the board.
+    private func addMoveAndRemove() {
+        gtk_widget_add_events(face, Int32(bitPattern: GDK_BUTTON_PRESS_MASK.rawValue | GDK_BUTTON_RELEASE_MASK.rawValue
+            | GDK_POINTER_MOTION_MASK.rawValue | GDK_TOUCH_MASK.rawValue))
+        let drag = gtk_gesture_drag_new(face)!
+        dragGesture = drag
+        onPoint(raw(drag), "drag-end") { [unowned self] dx, _ in
+            if abs(dx) >= 24 { onMoved?(dx) }
+        }
+        removeButton = gtk_button_new_with_label("×")
+        addClass(removeButton, "pedal-remove")
+        gtk_widget_set_size_request(removeButton, 22, 22)
+        setAccessible(removeButton, name: "Remove \(kind.name)")
+        gtk_widget_set_tooltip_text(removeButton, "Take the \(kind.name) off the board (Add pedal… puts it back)")
+        onSignal(raw(removeButton), "clicked") { [unowned self] in onRemove?() }
+        put(removeButton, layout.width - 26, PedalLayout.height - 30)
     }
 
     /// A vertical switch with one position per choice (an on/off setting: off and on).

@@ -36,6 +36,9 @@ public final class PedalboardWindow {
     private let pedalBox = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 14)!
     private let selectorBox = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)!
     private var shownBoard: [PedalKind] = []
+    /// "Add pedal…" at the end of the selectors, and its menu while open.
+    private let addButton = gtk_button_new_with_label("Add pedal…")!
+    private var addMenu: UnsafeMutablePointer<GtkWidget>?
     /// Called when the window is gone (destroyed).
     var onClosed: (() -> Void)?
     /// The store's answer to "is this pedal locked?" (set by `StoreFront`); a locked pedal is
@@ -77,6 +80,11 @@ public final class PedalboardWindow {
         statusLight = gtk_label_new("●")
 
         gtk_box_pack_start(cast(raw(strip)), selectorBox, 0, 0, 0)
+        addClass(addButton, "add-pedal")
+        setAccessible(addButton, name: "Add pedal")
+        gtk_widget_set_tooltip_text(addButton, "Put a pedal on the board (drag a pedal to move it, × takes it off)")
+        onSignal(raw(addButton), "clicked") { [unowned self] in showAddMenu() }
+        gtk_box_pack_start(cast(raw(strip)), addButton, 0, 0, 6)
         gtk_box_pack_start(cast(raw(strip)), moreButton, 0, 0, 6)
         addClass(readoutLabel, "readout")
         gtk_box_pack_end(cast(raw(strip)), readoutLabel, 0, 0, 12)
@@ -155,6 +163,8 @@ public final class PedalboardWindow {
             pedal.looper?.sampleRate = { [weak engine] in engine?.chain.sampleRate ?? 48_000 }
             pedal.isLocked = { [weak self] in self?.isLocked(kind) ?? false }
             pedal.onLocked = { [weak self] in self?.onLocked?(kind) }
+            pedal.onMoved = { [weak self] dx in self?.move(kind, by: dx) }
+            pedal.onRemove = { [weak self] in self?.rearrange { $0.removeAll { $0 == kind } } }
             pedals.append(pedal)
             gtk_box_pack_start(cast(raw(pedalBox)), pedal.widget, 0, 0, 0)
             selectors.append((kind, makeSelector(kind)))
@@ -162,6 +172,52 @@ public final class PedalboardWindow {
         syncControls()
         gtk_widget_show_all(pedalBox)
         gtk_widget_show_all(selectorBox)
+    }
+
+    /// A new board for the chain (the window follows it at the next tick).
+    private func rearrange(_ change: (inout [PedalKind]) -> Void) {
+        var board = engine.chain.board
+        change(&board)
+        try? engine.chain.setBoard(board)
+    }
+
+    /// Drops a dragged pedal where its middle now is: before the first pedal whose middle lies
+    /// to the right of it.
+    private func move(_ kind: PedalKind, by dx: Double) {
+        guard let moved = pedals.first(where: { $0.kind == kind }) else { return }
+        func middle(_ p: PedalView) -> Double {
+            var x: Int32 = 0, y: Int32 = 0
+            gtk_widget_translate_coordinates(p.widget, pedalBox, 0, 0, &x, &y)
+            return Double(x) + Double(p.layout.width) / 2
+        }
+        let target = middle(moved) + dx
+        let others = pedals.filter { $0.kind != kind }
+        let index = others.firstIndex { middle($0) > target } ?? others.count
+        rearrange { board in
+            board = others.map(\.kind)
+            board.insert(kind, at: index)
+        }
+    }
+
+    /// "Add pedal…": a menu of the pedals not on the board; the one chosen goes on at the end.
+    private func showAddMenu() {
+        let menu = gtk_menu_new()!
+        let missing = PedalKind.builtIn.filter { !engine.chain.board.contains($0) }
+        for kind in missing {
+            let item = gtk_menu_item_new_with_label(kind.name)!
+            onSignal(raw(item), "activate") { [unowned self] in rearrange { $0.append(kind) } }
+            gtk_menu_shell_append(cast(raw(menu)), item)
+        }
+        if missing.isEmpty {
+            let item = gtk_menu_item_new_with_label("Every pedal is on the board")!
+            gtk_widget_set_sensitive(item, 0)
+            gtk_menu_shell_append(cast(raw(menu)), item)
+        }
+        gtk_widget_show_all(menu)
+        gtk_menu_attach_to_widget(cast(raw(menu)), addButton, nil)
+        gtk_menu_popup_at_widget(cast(raw(menu)), addButton, GDK_GRAVITY_SOUTH_WEST, GDK_GRAVITY_NORTH_WEST, nil)
+        addMenu.map { gtk_widget_destroy($0) }
+        addMenu = menu
     }
 
     private func makeSelector(_ kind: PedalKind) -> UnsafeMutablePointer<GtkWidget> {
@@ -283,12 +339,15 @@ public final class PedalboardWindow {
             }
             entry["controls"] = knobs
             if let looper = pedal.looper { entry["undo"] = rootCentre(looper.undoButton) }
+            entry["remove"] = rootCentre(pedal.removeButton)
             result[pedal.kind.id] = entry
         }
         var strip: [String: [Int]] = [:]
         for (kind, button) in selectors { strip[kind.id] = rootCentre(button) }
         result["strip"] = strip
         result["more"] = rootCentre(moreButton)
+        result["add_pedal"] = rootCentre(addButton)
+        result["board"] = shownBoard.map(\.id)
         if let extraLayout { result.merge(extraLayout()) { $1 } }
         return result
     }

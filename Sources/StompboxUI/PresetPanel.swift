@@ -29,6 +29,7 @@ final class PresetPanel {
     private var infoText = ""
     private var tick: UInt32 = 0
     private var seenChanges: UInt64 = .max
+    private var seenBoard: [PedalKind] = []
     private(set) var modified = false
     private struct Shown: Equatable { var selected: Int; var modified: Bool; var names: [String] }
     private var lastShown: Shown?
@@ -149,8 +150,9 @@ final class PresetPanel {
     /// Names, highlight, "modified" mark, accessible names; `force` after the library changed.
     private func refresh(force: Bool) {
         let changes = parameters.changeCount
-        guard force || changes != seenChanges else { return }
+        guard force || changes != seenChanges || chain.board != seenBoard else { return }
         seenChanges = changes
+        seenBoard = chain.board
         guard let library else { return }
         let selected = library.selected
         modified = !matchesPlayable(selected)

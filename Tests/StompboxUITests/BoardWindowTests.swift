@@ -42,4 +42,57 @@ struct BoardWindowTests {
         try session.click("presets", "slot1")
         #expect(waitUntil(seconds: 5) { shownPedals() == ["overdrive", "eq", "flanger", "tremolo", "delay", "reverb", "looper"] }, "shown: \(shownPedals())")
     }
+
+    /// The pedals on screen, left to right, from the state file's layout.
+    static func shownPedals(_ session: PedalboardSession) -> [String] {
+        (session.state()?["layout"] as? [String: Any])?["board"] as? [String] ?? []
+    }
+
+    @Test("drag the Delay to the front with the mouse, take the Reverb off with its ×, put it back from Add pedal…; the chain follows and the preset is marked modified")
+    func rearrangeByHand() throws {
+        let session = try PedalboardSession(startFromDefaults: true)
+        defer { session.stop() }
+        let classic = ["overdrive", "eq", "flanger", "tremolo", "delay", "reverb", "looper"]
+        #expect(Self.shownPedals(session) == classic)
+
+        // Grab the Delay by its enclosure (under its name, where no control is) and drop it left
+        // of the Overdrive.
+        let delay = try session.settledPoint(["delay", "origin"])
+        let overdrive = try session.settledPoint(["overdrive", "origin"])
+        let start = (x: delay[0] + 92, y: delay[1] + 222)
+        try session.xdotool("mousemove", "\(start.x)", "\(start.y)")
+        Thread.sleep(forTimeInterval: 0.15)
+        try session.xdotool("mousedown", "1")
+        for step in 1...10 {
+            let x = start.x + (overdrive[0] + 20 - start.x) * step / 10
+            try session.xdotool("mousemove", "\(x)", "\(start.y)")
+            Thread.sleep(forTimeInterval: 0.03)
+        }
+        try session.xdotool("mouseup", "1")
+        let moved = ["delay", "overdrive", "eq", "flanger", "tremolo", "reverb", "looper"]
+        #expect(waitUntil(seconds: 5) { Self.shownPedals(session) == moved }, "shown: \(Self.shownPedals(session))")
+        #expect(waitUntil(seconds: 3) { session.presetModified == true })
+
+        try session.click("reverb", "remove")
+        let without = moved.filter { $0 != "reverb" }
+        #expect(waitUntil(seconds: 5) { Self.shownPedals(session) == without }, "shown: \(Self.shownPedals(session))")
+
+        // Add pedal… lists what is off the board (the Reverb alone); it goes on at the end.
+        try session.click("add_pedal")
+        Thread.sleep(forTimeInterval: 0.4)
+        try session.xdotool("key", "Down")
+        try session.xdotool("key", "Return")
+        #expect(waitUntil(seconds: 5) { Self.shownPedals(session) == without + ["reverb"] }, "shown: \(Self.shownPedals(session))")
+        let shot = try session.shot("board-rearranged.png")
+        try? FileManager.default.removeItem(atPath: "/tmp/stompbox-board-rearranged.png")
+        try? FileManager.default.copyItem(atPath: shot, toPath: "/tmp/stompbox-board-rearranged.png")
+
+        // Saved into the slot, the board is in presets.json.
+        try session.click("presets", "save")
+        Thread.sleep(forTimeInterval: 0.3)
+        if !session.windows(named: "Save Preset").isEmpty { try session.keys(to: "Save Preset", "Return") }
+        #expect(waitUntil(seconds: 5) {
+            ((session.savedPresets()?["slots"] as? [[String: Any]])?.first?["chain"] as? [String]) == without + ["reverb"]
+        }, "presets.json: \(String(describing: session.savedPresets()))")
+    }
 }
