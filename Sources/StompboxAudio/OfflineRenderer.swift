@@ -37,6 +37,16 @@ public struct RenderPlan: Equatable, Sendable {
             + sortedActions.compactMap { if case .set(let a) = $0.kind { a } else { nil } }
     }
 
+    /// The pedals of `board` that the render ever switches on. A pedal that stays off passes the
+    /// signal through untouched, so rendering without it is the same to the bit; leaving it off
+    /// the chain keeps its buffers (the Looper's 46 MB of tape) from being made at all.
+    public var boardInUse: [PedalKind] {
+        let switchedOn = Set(parameterWrites.filter { $0.value >= 0.5 }.compactMap { write in
+            board.first { $0.enabledParameter == write.parameter }?.id
+        })
+        return board.filter { switchedOn.contains($0.id) }
+    }
+
     /// Looper gestures that would reach the looper while it is switched off (they do nothing
     /// audible), so the command can point out the missing `looper.enabled=on`.
     public var looperActionsWhileOff: [RenderAction] {
@@ -105,9 +115,12 @@ public final class OfflineRenderer {
         public var channels: Int
         public var inputFrames: Int
         public var outputFrames: Int
+        /// The pedals the render built, in signal order.
+        public var board: [PedalKind]
     }
 
-    /// Renders `input` to `output` (format from its extension). On any error `output` is left
+    /// Renders `input` to `output` (format from its extension), through `chain` if given (with
+    /// the plan's whole board), else through a chain of the pedals the plan switches on. On any error `output` is left
     /// as it was and no temporary file remains.
     @discardableResult
     public func render(input: String, output: String, chain: Chain? = nil) throws(RenderError) -> Summary {
@@ -133,8 +146,10 @@ public final class OfflineRenderer {
         } catch { throw .file(error) }
         // From here on, any throw leaves through `writer`'s deinit, which removes the temporary file.
 
-        let chain = chain ?? Chain(board: plan.board)
-        do { try chain.setBoard(plan.board) } catch { throw .board(error) }
+        // A chain of its own holds only the pedals in use; a chain handed in plays the plan's board.
+        let board = chain == nil ? plan.boardInUse : plan.board
+        let chain = chain ?? Chain(board: board)
+        do { try chain.setBoard(board) } catch { throw .board(error) }
         chain.parameters.restore(plan.parameters)
         chain.prepare(sampleRate: rate, maximumBlockSize: Self.blockSize)
 
@@ -182,7 +197,7 @@ public final class OfflineRenderer {
             throw .file(error)
         }
         return Summary(sampleRate: reader.sampleRate, channels: channels,
-                       inputFrames: inputFrames, outputFrames: totalFrames)
+                       inputFrames: inputFrames, outputFrames: totalFrames, board: board)
     }
 
     private func apply(_ action: RenderAction, to chain: Chain) {

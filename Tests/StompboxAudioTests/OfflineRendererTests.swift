@@ -150,6 +150,25 @@ import Testing
         #expect(Measure.rms(out.samples) > 0.01)
     }
 
+    /// Pedals the render never switches on are not built: the same output to the bit, and no
+    /// Looper (its tapes are 46 MB) unless it is switched on at some point.
+    @Test func onlyThePedalsSwitchedOnAreBuilt() throws {
+        let folder = TemporaryFolder()
+        try Self.writeInput(folder.file("in.wav"), [Signal.guitarRiff(seconds: 0.5)])
+        var plan = RenderPlan(tailSeconds: 0.2)
+        plan[.delayEnabled] = 1
+        plan.actions = [RenderAction(time: 0.3, .set(ParameterAssignment(.reverbEnabled, 1))),
+                        RenderAction(time: 0.4, .set(ParameterAssignment(.overdriveEnabled, 0)))]
+        #expect(plan.boardInUse == [.delay, .reverb])
+        let summary = try OfflineRenderer(plan: plan).render(input: folder.file("in.wav"), output: folder.file("used.wav"))
+        #expect(summary.board == [.delay, .reverb])
+        // The whole board, every pedal built, renders the same samples.
+        let whole = Chain(board: PedalKind.builtIn)
+        let all = try OfflineRenderer(plan: plan).render(input: folder.file("in.wav"), output: folder.file("whole.wav"), chain: whole)
+        #expect(all.board == PedalKind.builtIn && whole.effects.contains { $0 is Looper })
+        #expect(try AudioFile.read(folder.file("used.wav")).samples == AudioFile.read(folder.file("whole.wav")).samples)
+    }
+
     // MARK: Errors leave no partial output
 
     @Test func aRefusedWriteStopsTheRenderBeforeAnythingIsWritten() throws {
