@@ -241,13 +241,18 @@ public final class LV2World: @unchecked Sendable {
             defer { lilv_node_free(symbolNode) }
             if let symbol = string(symbolNode), !symbol.isEmpty { return symbol }
         }
+        let vocabulary = "http://lv2plug.in/ns/extensions/units#"
+        if lilv_node_is_uri(unitNode), let uri = string(unitNode), uri.hasPrefix(vocabulary) {
+            // units:coef has no symbol: a plain factor shows no unit.
+            let name = String(uri.dropFirst(vocabulary.count))
+            let symbol = Self.unitSymbols[name] ?? name
+            return symbol.isEmpty ? nil : symbol
+        }
         if let labelNode = lilv_world_get(world, unitNode, nodes.label, nil) {
             defer { lilv_node_free(labelNode) }
             if let label = string(labelNode), !label.isEmpty { return label }
         }
-        guard lilv_node_is_uri(unitNode), let uri = string(unitNode),
-              let fragment = uri.split(separator: "#").last else { return nil }
-        return Self.unitSymbols[String(fragment)] ?? String(fragment)
+        return nil
     }
 
     /// The symbols of the LV2 units vocabulary, for when its data is not installed.

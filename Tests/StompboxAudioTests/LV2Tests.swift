@@ -26,10 +26,12 @@ enum LV2Fixtures {
     /// x42's parametric EQ (mono: 1 in, 1 out; atom ports; state interface).
     static let fil4 = Case(uri: "http://gareus.org/oss/lv2/fil4#mono", package: "x42-plugins",
                            controls: ["gain": -3, "HighPass": 1, "HPfreq": 120, "LSgain": 6, "gain2": -9, "q2": 1.5, "HSgain": 4])
-    /// A guitarix effect (mono).
-    static let guitarix = Case(uri: "GUITARIX_URI", package: "guitarix-lv2", controls: [:])
-    /// A calf effect (stereo: 2 in, 2 out).
-    static let calf = Case(uri: "CALF_URI", package: "calf-plugins", controls: [:])
+    /// Guitarix's tube screamer (mono: 1 in, 1 out; a nonlinear stage).
+    static let guitarix = Case(uri: "http://guitarix.sourceforge.net/plugins/gxts9#ts9sim", package: "guitarix-lv2",
+                               controls: ["fslider0_": -6, "fslider1_": 650, "fslider2_": 0.7])
+    /// Calf's phaser (stereo: 2 in, 2 out, its sides modulated 180° apart by default).
+    static let calf = Case(uri: "http://calf.sourceforge.net/plugins/Phaser", package: "calf-plugins",
+                           controls: ["mod_rate": 0.7, "feedback": 0.6, "stages": 8, "amount": 1])
 
     static let cases = [fil4, guitarix, calf]
     static let installedCases = cases.filter(\.isInstalled)

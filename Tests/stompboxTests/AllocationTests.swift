@@ -20,6 +20,8 @@ import Testing
 @Suite struct LV2AllocationTests {
     static let uris = [
         "http://gareus.org/oss/lv2/fil4#mono",
+        "http://guitarix.sourceforge.net/plugins/gxts9#ts9sim",
+        "http://calf.sourceforge.net/plugins/Phaser",
     ].filter { (try? LV2World.shared.plugin(uri: $0))?.canHost == true }
 
     @Test(.enabled(if: !uris.isEmpty, "none of the LV2 test plugins is installed (make deps-test)"))
