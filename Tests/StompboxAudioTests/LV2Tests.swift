@@ -217,7 +217,8 @@ enum LV2Fixtures {
     static let block = 128
 
     /// Runs `input` through `pedal` as the chain does: a block that comes out NaN/Inf is
-    /// replaced by its input and the pedal reset.
+    /// replaced by its input (non-finite samples zeroed, as the chain's input guard does) and
+    /// the pedal reset.
     func chainLike(_ pedal: LV2Pedal, _ input: [Float], before: (Int) -> Void = { _ in }) -> (out: [Float], resets: Int) {
         var out = [Float]()
         var resets = 0
@@ -230,7 +231,7 @@ enum LV2Fixtures {
             if !Measure.allFinite(y) {
                 pedal.reset()
                 resets += 1
-                y = dry
+                y = dry.map { $0.isFinite ? $0 : 0 }
                 _ = pedal.waitUntilRunning()
             }
             out += y
@@ -247,12 +248,14 @@ enum LV2Fixtures {
         var x = Signal.noise(length: 48_000, amplitude: 0.2)
         for i in 9600..<9664 { x[i] = .nan }   // straight into the plugin, past the chain's guard
         let (y, resets) = chainLike(pedal, x)
+        print("LV2 NaN recovery \(c.uri): \(resets) reset(s) of the chain, \(pedal.resetCount) deactivate/activate")
         #expect(Measure.allFinite(y))
         // After the reset the plugin plays again: its last half second is not the dry input.
         let tail = 24_000..<48_000
-        #expect(Measure.rms(zip(y[tail], x[tail]).map { $0 - $1 }) > 1e-4 || resets == 0, "\(c.uri) plays again after \(resets) reset(s)")
+        // These plugins carry NaN in their filter state, so the chain must have reset them.
+        #expect(resets >= 1 && pedal.resetCount >= 1, "the NaN never reached the plugin's state: this proves nothing")
+        #expect(Measure.rms(zip(y[tail], x[tail]).map { $0 - $1 }) > 1e-4, "\(c.uri) plays again after \(resets) reset(s)")
         #expect(Measure.rms(y[tail]) > 1e-3)
-        if resets > 0 { #expect(pedal.resetCount >= 1) }
     }
 
     @Test(.enabled(if: !LV2Fixtures.installedCases.isEmpty, "none of the test plugins is installed (make deps-test)"),
@@ -354,5 +357,90 @@ enum LV2Fixtures {
         #expect(throws: LV2Error.stateOfAnotherPlugin(uri: LV2Fixtures.fil4.uri, stateURI: "urn:other")) {
             try pedal.restoreState(other)
         }
+    }
+}
+
+// MARK: Worker
+
+@Suite struct LV2WorkerTests {
+    static let cabinet = "http://guitarix.sourceforge.net/plugins/gx_cabinet#CABINET"
+
+    /// Guitarix's cabinet loads a new impulse response through the LV2 worker when its model
+    /// changes: the work runs on the pedal's host thread while the test's thread plays on, and
+    /// the sound changes.
+    @Test(.enabled(if: LV2Fixtures.installed(cabinet), "guitarix-lv2 is not installed (make deps-test)"))
+    func aCabinetChangeRunsThroughTheWorker() throws {
+        let pedal = try LV2Pedal(uri: Self.cabinet, sampleRate: 48_000, maximumBlockSize: 128)
+        let reference = try LV2Pedal(uri: Self.cabinet, sampleRate: 48_000, maximumBlockSize: 128)
+        #expect(pedal.info.usesWorker)
+        let model = try #require(pedal.info.control("c_model"))
+        #expect(model.isEnumeration && model.scalePoints.count == 19)
+
+        let x = Signal.guitarRiff(seconds: 1).map { $0 * 0.5 }
+        _ = Render.through(pedal, x, block: 128)
+        _ = Render.through(reference, x, block: 128)
+        let (worksBefore, responsesBefore) = (pedal.workCount, pedal.responseCount)
+
+        try pedal.setControl(symbol: "c_model", value: 9)   // "AC30 Style"
+        let deadline = Date().addingTimeInterval(5)
+        var block = 0
+        while pedal.workCount == worksBefore && Date() < deadline {
+            _ = Render.through(pedal, Array(x[(block % 300) * 128..<(block % 300 + 1) * 128]), block: 128)
+            block += 1
+            usleep(1000)
+        }
+        #expect(pedal.workCount > worksBefore, "the plugin scheduled work and the host thread ran it")
+        // Guitarix does its work without a response (it never calls respond()).
+        #expect(pedal.responseCount == responsesBefore)
+
+        // From here the two cabinets sound different.
+        let a = Render.through(pedal, x, block: 128), b = Render.through(reference, x, block: 128)
+        #expect(Measure.allFinite(a))
+        #expect(Measure.rms(zip(a, b).map { $0 - $1 }) > 1e-3, "model 9 does not sound like model 0")
+    }
+}
+
+extension LV2WorkerTests {
+    static let convolver = "http://gareus.org/oss/lv2/convoLV2#Mono"
+
+    /// x42's convolver gets its impulse response from its state: restore schedules the loading
+    /// (run at once on the restoring thread, the synchronous worker LV2 gives restore), the
+    /// worker's response swaps the new engine in on the next run (the audio thread), and the
+    /// saved state names the file again.
+    @Test(.enabled(if: LV2Fixtures.installed(convolver), "x42-plugins is not installed (make deps-test)"))
+    func aRestoredConvolverLoadsItsImpulseThroughTheWorker() throws {
+        let folder = TemporaryFolder("lv2-convolver")
+        let irPath = folder.file("ir.wav")
+        try AudioFile.write(AudioBuffer(samples: Signal.impulse(length: 256, at: 10, amplitude: 0.5), sampleRate: 48_000, channels: 1), to: irPath)
+        let pedal = try LV2Pedal(uri: Self.convolver, sampleRate: 48_000, maximumBlockSize: 128)
+        #expect(pedal.info.usesWorker && pedal.info.hasStateInterface)
+        let x = Signal.noise(length: 48_000, amplitude: 0.4, seed: 5)
+        let silent = Render.through(pedal, Array(x[..<12_800]), block: 128)
+        #expect(Measure.peak(silent) == 0, "no impulse response yet: silence")
+
+        var state = LV2PedalState(uri: Self.convolver, controls: [:])
+        state.properties["http://gareus.org/oss/lv2/convoLV2#state"] = LV2StateProperty(
+            type: "http://lv2plug.in/ns/ext/atom#String", flags: 3, value: Data("convolution.ir.gain.0=1.0\n".utf8 + [0]))
+        state.properties["http://gareus.org/oss/lv2/convoLV2#impulse"] = LV2StateProperty(
+            type: "http://lv2plug.in/ns/ext/atom#Path", flags: 3, value: Data(irPath.utf8 + [0]))
+        try pedal.restoreState(state)
+        #expect(pedal.workCount >= 1, "restore ran the loading at once")
+        #expect(pedal.responseCount == 0, "the response waits for the next run")
+
+        let y = Render.through(pedal, Array(x[12_800...]), block: 128)
+        #expect(pedal.responseCount >= 1, "the response reached the plugin in run")
+        // Now it convolves: the input, halved and 10 samples late.
+        let input = Array(x[12_800...])
+        let expected = (0..<input.count).map { $0 >= 10 ? 0.5 * input[$0 - 10] : 0 }
+        let settled = 4800..<input.count
+        let error = Measure.rms(settled.map { y[$0] - expected[$0] })
+        print("LV2 convolver after restore: rms error \(error) against 0.5 × input delayed 10 (output rms \(Measure.rms(y[settled])))")
+        #expect(error < 1e-4, "\(error)")
+
+        let saved = try pedal.saveState()
+        let impulse = try #require(saved.properties["http://gareus.org/oss/lv2/convoLV2#impulse"])
+        #expect(impulse.type == "http://lv2plug.in/ns/ext/atom#Path")
+        #expect(String(decoding: impulse.value.prefix { $0 != 0 }, as: UTF8.self) == irPath)
+        #expect(saved.properties["http://gareus.org/oss/lv2/convoLV2#state"] != nil)
     }
 }
