@@ -118,9 +118,19 @@ enum LV2Fixtures {
     func aURIThatIsNotAPluginNamesIt() throws {
         // The port-props vocabulary's URI: known to the LV2 data, not a plugin.
         let uri = "http://lv2plug.in/ns/ext/port-props#logarithmic"
-        let error = #expect(throws: LV2Error.self) { try LV2Pedal(uri: uri, sampleRate: 48_000, maximumBlockSize: 128) }
-        #expect(error == .notAPlugin(uri: uri) || error == .notFound(uri: uri), "\(String(describing: error))")
-        #expect("\(error!)".contains(uri))
+        #expect(throws: LV2Error.notAPlugin(uri: uri)) { try LV2Pedal(uri: uri, sampleRate: 48_000, maximumBlockSize: 128) }
+        #expect("\(LV2Error.notAPlugin(uri: uri))" == "'\(uri)' is in the LV2 data but is not a plugin")
+    }
+
+    @Test(.enabled(if: (try? LV2Fixtures.world.plugin(uri: "http://calf.sourceforge.net/plugins/Organ")) != nil,
+                   "calf-plugins is not installed (make deps-test)"))
+    func anInstrumentCannotBeAPedalAndSaysWhy() throws {
+        let uri = "http://calf.sourceforge.net/plugins/Organ"
+        let info = try LV2Fixtures.world.plugin(uri: uri)
+        #expect(!info.canHost && info.problems == ["it has no audio input"])
+        #expect(throws: LV2Error.cannotHost(uri: uri, reasons: ["it has no audio input"])) {
+            try LV2Pedal(uri: uri, sampleRate: 48_000, maximumBlockSize: 128)
+        }
     }
 
     @Test(.enabled(if: LV2Fixtures.fil4.isInstalled, "x42-plugins is not installed (make deps-test)"))

@@ -83,6 +83,13 @@ import Testing
     }
 
     @Test func aMissingPluginIsOneLineNamingIt() throws {
-        try expectFailure(["plugins", "--uri", "urn:stompbox:no-such-plugin"], mentioning: ["urn:stompbox:no-such-plugin"])
+        try expectFailure(["plugins", "--uri", "urn:stompbox:no-such-plugin"], mentioning: ["urn:stompbox:no-such-plugin", "is installed"])
+        try expectFailure(["plugins", "--uri", "no uri"], mentioning: ["'no uri'", "not an LV2 plugin URI"])
+    }
+
+    @Test(.enabled(if: anyInstalled, "no LV2 plugin is installed (make deps-test)"))
+    func somethingThatIsNotAPluginIsOneLineNamingIt() throws {
+        let uri = "http://lv2plug.in/ns/ext/port-props#logarithmic"
+        try expectFailure(["plugins", "--uri", uri], mentioning: [uri, "not a plugin"])
     }
 }
