@@ -23,15 +23,22 @@ let package = Package(
         // The variable-ratio resampler that follows the input's clock.
         .systemLibrary(name: "CSamplerate", pkgConfig: "samplerate",
                        providers: [.apt(["libsamplerate0-dev"])]),
+        // LV2 plugins: lilv finds them and reads their data; CLV2Host is the host side in C.
+        .systemLibrary(name: "CLilv", pkgConfig: "lilv-0",
+                       providers: [.apt(["liblilv-dev"])]),
         .systemLibrary(name: "CGtk", pkgConfig: "gtk+-3.0",
                        providers: [.apt(["libgtk-3-dev"])]),
         // What Swift cannot call directly: GTK signal macros, casts and variadic calls…
         .target(name: "CStompboxShim", dependencies: ["CGtk"]),
         // …and the FPU's flush-to-zero flags for the audio thread.
         .target(name: "CAudioShim"),
+        // The LV2 host features (URID map, options, worker ring and thread, state callbacks).
+        .target(name: "CLV2Host"),
 
         .target(name: "StompboxDSP"),
-        .target(name: "StompboxAudio", dependencies: ["StompboxDSP", "CSndfile", "CPulse", "CSamplerate", "CAudioShim"]),
+        .target(name: "StompboxAudio", dependencies: [
+            "StompboxDSP", "CSndfile", "CPulse", "CSamplerate", "CAudioShim", "CLilv", "CLV2Host",
+        ]),
         .target(name: "StompboxCore", dependencies: [
             "StompboxDSP",
             .product(name: "Crypto", package: "swift-crypto"),

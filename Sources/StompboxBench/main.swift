@@ -5,6 +5,7 @@
 // Options: --seconds S (60), --runs N (5), --no-sox, --no-latency, --allocations-only (no timing, no sox:
 // what the test suite runs), --latency-seconds S (30: per latency setting), --latency-setting BLOCK/MS
 // (repeatable: measure these instead of the default and the low-latency one). Exits 1 if `chain.process` allocated or allocations cannot be counted.
+// --lv2-allocations URI… counts the allocations in LV2Pedal.process instead (see LV2Allocations.swift).
 
 import CAudioShim
 import Foundation
@@ -46,6 +47,7 @@ struct Options {
             case "--server": servers.append(AudioServerKind(rawValue: value()) ?? { fatal("--server takes pulseaudio or pipewire") }())
             case "--drift-seconds": driftSeconds = Double(value()) ?? { fatal("--drift-seconds takes a number") }()
             case "--allocations-only": allocationsOnly = true; sox = false; latency = false
+            case "--lv2-allocations": return // the rest are plugin URIs (see LV2Allocations)
             case "--latency-seconds": latencySeconds = Double(value()) ?? { fatal("--latency-seconds takes a number") }()
             case "--latency-setting":
                 let parts = value().split(separator: "/")
@@ -248,6 +250,9 @@ if options.latencyOnly {
 ensureInterposerIsLoaded()
 // As the live audio thread does: denormals flushed to zero.
 stompbox_enable_flush_to_zero()
+if let at = CommandLine.arguments.firstIndex(of: "--lv2-allocations") {
+    LV2Allocations.run(Array(CommandLine.arguments[(at + 1)...]))
+}
 
 let frames = Int(options.seconds * sampleRate) / blockSize * blockSize
 guard frames > 0 else { fatal("--seconds is too short for one block") }

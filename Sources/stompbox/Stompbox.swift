@@ -8,7 +8,7 @@ struct Stompbox: ParsableCommand {
         abstract: "A guitar multi-effects pedalboard. With no subcommand, opens the window.",
         subcommands: [
             ParamsCommand.self, RenderCommand.self,
-            RunCommand.self, DevicesCommand.self,
+            RunCommand.self, DevicesCommand.self, PluginsCommand.self,
             PresetsCommand.self, LicenceCommand.self, StoreCommand.self,
             GUICommand.self,
         ],
