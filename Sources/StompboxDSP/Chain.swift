@@ -76,6 +76,8 @@ public final class Chain {
         var seen = Set<String>()
         for kind in kinds where !seen.insert(kind.id).inserted { throw .duplicate(kind.id) }
         collectRetiredBoard()
+        // The same board again (a preset recalled that has it): nothing to hand over.
+        guard kinds != board else { return }
         let entering = Set(kinds.map(\.id)).subtracting(board.map(\.id))
         for kind in kinds where instances[kind.id] == nil {
             let effect = kind.makeEffect(controls)

@@ -25,6 +25,11 @@ public enum LiveProbe {
         /// The drift the engine followed at the end (nil: it never resampled, one clock).
         public var followedDriftPPM: Double?
         public var status: String
+        /// The host's stalls during the take (`HostStallMonitor`): when (s) and how long (ms).
+        public var hostStalls: [(at: Double, ms: Double)] = []
+        /// Whether the host let the machine run steadily through the take (no stall of 4 ms or
+        /// more): only such a take says something about the loop.
+        public var hostWasQuiet: Bool { hostStalls.isEmpty }
 
         public var dropoutsPerMinute: Double { Double(scopeDropouts) * 60 / seconds }
         public var description: String {
@@ -32,6 +37,7 @@ public enum LiveProbe {
                 + "dropouts \(LiveProbe.f2(dropoutsPerMinute))/min (\(scopeDropouts) in \(Int(seconds)) s; engine \(underruns) underruns, \(overruns) overruns), "
                 + "settled margin \(LiveProbe.ms(settledTargetMs)) ms"
                 + (followedDriftPPM.map { String(format: ", resampling for %+.0f ppm", $0) } ?? "")
+                + (hostStalls.isEmpty ? "" : "; the host stalled the machine \(hostStalls.count)× (up to \(LiveProbe.f2(hostStalls.map(\.ms).max() ?? 0)) ms)")
         }
     }
 
@@ -77,6 +83,8 @@ public enum LiveProbe {
         let recording = try server.startScopeRecording()
         Thread.sleep(forTimeInterval: 0.3)
         let rate = PrivatePulseServer.rate
+        let monitor = HostStallMonitor()
+        defer { monitor.stop() }
         let player = try server.play(Signal.noise(length: Int(seconds * Double(rate)), amplitude: 0.25, seed: 11))
         var reported: [Double] = []
         var target = before.targetLatencyMs ?? latencyMs
@@ -100,7 +108,8 @@ public enum LiveProbe {
         var run = ScopeRun(server: server.kind, block: block, requestedMs: latencyMs, seconds: seconds, measuredMs: .nan,
                            reportedMs: meanReported, scopeDropouts: Int.max,
                            underruns: after.underruns - before.underruns, overruns: after.overruns - before.overruns,
-                           settledTargetMs: target, followedDriftPPM: after.driftPPM, status: after.statusLine)
+                           settledTargetMs: target, followedDriftPPM: after.driftPPM, status: after.statusLine,
+                           hostStalls: monitor.stop())
         // From one second into the noise: the player joining the sink makes the server rewind
         // (a guitar is not a new client), which is not the loop's doing.
         // The reference lag comes from the first clean 100 ms window of several.
