@@ -16,7 +16,10 @@ import Synchronization
 /// leaves is released on the caller's thread, by the next `setBoard` or `collectRetiredBoard`.
 public final class Chain {
     public let controls: EngineControls
-    public var parameters: ParameterStore { controls.parameters }
+    /// `controls.parameters`, held here too: a `let` of the chain is borrowed on the audio
+    /// thread without a retain.
+    public let parameters: ParameterStore
+    private let meters: LevelMeters
 
     /// The pedals on the board, in signal order, as last set. The audio thread takes a new board
     /// in at its next block.
@@ -51,6 +54,8 @@ public final class Chain {
     public init(controls: EngineControls = EngineControls(), board: [PedalKind] = PedalKind.builtIn) {
         precondition(Set(board.map(\.id)).count == board.count, "a pedal is on the board twice")
         self.controls = controls
+        parameters = controls.parameters
+        meters = controls.meters
         self.board = board
         let effects = board.map { $0.makeEffect(controls) }
         for (kind, effect) in zip(board, effects) { instances[kind.id] = effect }
@@ -183,12 +188,12 @@ public final class Chain {
         // Nothing that is not a number goes further; absurd levels are bounded.
         let inPeakBits = largestMagnitudeBits(block)
         if inPeakBits <= 0x7f80_0000 {
-            controls.meters.note(input: Float(bitPattern: inPeakBits))
+            meters.note(input: Float(bitPattern: inPeakBits))
         } else {
             // A NaN is in there (rare): meter the largest number instead.
             var peak: Float = 0
             for x in block where x.isFinite { peak = max(peak, abs(x)) }
-            controls.meters.note(input: peak)
+            meters.note(input: peak)
         }
         var gain = inputGain // a local: no exclusivity check per sample
         if !gain.isRamping && gain.current == 1 && inPeakBits <= Float(64).bitPattern {
@@ -219,7 +224,7 @@ public final class Chain {
         outputGain = gain
         let peak = limiter.process(block)
         lastOutputPeak = max(lastOutputPeak, peak)
-        controls.meters.note(output: peak)
+        meters.note(output: peak)
     }
 
     /// The pedals on the board, and a new board's fade: out to the dry input, swap, back in.
@@ -308,10 +313,10 @@ final class Board {
     }
 }
 
-/// A pedal on a board. The board's `effects` array owns the effect, so the audio thread reads
-/// it without retaining it.
+/// A pedal on a board. The slot's own strong `let` is borrowed for each call on the audio
+/// thread (no retain or release there: checked in the release build's disassembly).
 struct BoardSlot {
-    unowned(unsafe) let effect: AudioEffect
+    let effect: AudioEffect
     var slot: PedalSlot
     /// Newly on the board: cleared when the board takes over (no echoes from the last time).
     let entering: Bool

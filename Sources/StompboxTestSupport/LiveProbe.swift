@@ -142,7 +142,7 @@ public enum LiveProbe {
         public var seconds: Double
         /// Max − min of the click-by-click latency over the analysed span (ms).
         public var latencyRangeMs: Double
-        /// Clicks found / expected in the analysed span.
+        /// Clicks found / expected in the analysed span, outside the windows around writer stalls.
         public var clicks: Int
         public var expectedClicks: Int
         /// Gaps (2.5 ms with nothing in them) and jumps (a click more than 0.25 ms off its place).
@@ -322,8 +322,11 @@ public enum LiveProbe {
             }
             previous = p
         }
-        run.clicks = span.count
-        run.expectedClicks = Int(((spanEnd - spanStart) / expectedSpacing).rounded(.down))
+        // Clicks are counted where the output is judged: outside the stall windows.
+        let expected = Int(((spanEnd - spanStart) / expectedSpacing).rounded(.down))
+        let expectedNear = (0..<expected).filter { nearStall(ref + Double($0) * expectedSpacing) }.count
+        run.clicks = span.count - excludedClicks
+        run.expectedClicks = expected - expectedNear
         run.latencyRangeMs = segments.map { ($0.max() ?? 0) - ($0.min() ?? 0) }.max() ?? 0
         run.stallFreeSeconds = Double(span.count - excludedClicks) * Double(spacing) / rate
         // Gaps: 2.5 ms windows without the sine in them.

@@ -118,36 +118,71 @@ struct PrivateServerTests {
     /// writer's own timestamps must be within 5 ppm of the one asked, nothing dropped, and the
     /// reader must receive the samples in order.
     static func pacedRate(_ kind: AudioServerKind) throws {
+        struct Take: CustomStringConvertible {
+            var kind: AudioServerKind
+            var asked: Double, measured: Double?, allPPM: Double
+            var chunks: Int, late: Int, latest: Double, realtime: Bool, dropped: Int, written: Int
+            var received: Int, breaks: Int
+            var ppm: Double { ((measured ?? 0) / asked - 1) * 1e6 }
+            var clean: Bool { measured != nil && late < chunks / 20 && abs(ppm) < 5 && dropped == 0 && written > Int(asked * 10) && received > 9 * 48_000 && breaks == 0 }
+            var description: String {
+                "[\(kind)] paced writer: asked \(asked), measured \(String(format: "%.4f", measured ?? 0)) "
+                    + "(\(String(format: "%+.3f", ppm)) ppm; \(String(format: "%+.3f", allPPM)) ppm fitting the late chunks too), "
+                    + "\(chunks) chunks, \(late) over 1 ms late, latest \(String(format: "%.2f", latest * 1000)) ms, "
+                    + "realtime \(realtime), dropped \(dropped), received \(received), \(breaks) breaks"
+            }
+        }
         let server = try PrivatePulseServer(kind: kind)
         try server.start()
         defer { server.stop() }
-        let source = try server.loadPipeSource(name: "usb_guitar")
-        let recording = try server.startRecording(source: source.name)
-        let asked = 48_014.4
-        let writer = try PacedWriter(source: source, rate: asked, looping: ramp)
-        Thread.sleep(forTimeInterval: 10.2)
-        writer.stop()
-        let received = recording.finishMono()
-        guard let measured = writer.measuredRate() else {
-            Issue.record("[\(kind)] the writer wrote almost nothing (\(writer.samplesWritten) samples)")
-            return
-        }
-        let ppm = (measured / asked - 1) * 1e6
-        let allPPM = ((writer.measuredRate(ignoringLaterThan: .infinity) ?? 0) / asked - 1) * 1e6
-        print("[\(kind)] paced writer: asked \(asked), measured \(String(format: "%.4f", measured)) "
-              + "(\(String(format: "%+.3f", ppm)) ppm; \(String(format: "%+.3f", allPPM)) ppm fitting the late chunks too), "
-              + "\(writer.chunks.count) chunks, \(writer.lateChunks()) over 1 ms late, latest \(String(format: "%.2f", writer.maxLateness * 1000)) ms, "
-              + "realtime \(writer.isRealtime), dropped \(writer.droppedSamples)")
-        #expect(writer.lateChunks() < writer.chunks.count / 20, "[\(kind)] \(writer.lateChunks()) chunks over 1 ms late")
-        #expect(abs(ppm) < 5, "[\(kind)] rate error \(ppm) ppm")
-        #expect(writer.droppedSamples == 0)
-        #expect(writer.samplesWritten > Int(asked * 10))
-
+        let take = try quietTake("the paced writer on \(kind)", { () throws -> Take in
+            let source = try server.loadPipeSource(name: "usb_guitar")
+            defer { try? server.unloadPipeSource(source) }
+            let recording = try server.startRecording(source: source.name)
+            let asked = 48_014.4
+            let writer = try PacedWriter(source: source, rate: asked, looping: ramp)
+            Thread.sleep(forTimeInterval: 10.2)
+            writer.stop()
+            let received = recording.finishMono()
+            let indices = received.drop { $0 == 0 }.map(index)
+            let breaks = zip(indices, indices.dropFirst()).filter { $1 != ($0 + 1) & ((1 << 20) - 1) }.count
+            let t = Take(kind: kind, asked: asked, measured: writer.measuredRate(),
+                         allPPM: ((writer.measuredRate(ignoringLaterThan: .infinity) ?? 0) / asked - 1) * 1e6,
+                         chunks: writer.chunks.count, late: writer.lateChunks(), latest: writer.maxLateness,
+                         realtime: writer.isRealtime, dropped: writer.droppedSamples, written: writer.samplesWritten,
+                         received: indices.count, breaks: breaks)
+            print(t)
+            return t
+        }, clean: \.clean)
+        guard let take else { return }
+        #expect(take.measured != nil, "[\(kind)] the writer wrote almost nothing (\(take.written) samples)")
+        #expect(take.late < take.chunks / 20, "[\(kind)] \(take.late) chunks over 1 ms late")
+        #expect(abs(take.ppm) < 5, "[\(kind)] rate error \(take.ppm) ppm")
+        #expect(take.dropped == 0)
+        #expect(take.written > Int(take.asked * 10))
         // The reader got the ramp in order, from where it started reading.
-        let indices = received.drop { $0 == 0 }.map(index)
-        let breaks = zip(indices, indices.dropFirst()).filter { $1 != ($0 + 1) & ((1 << 20) - 1) }.count
-        #expect(indices.count > 9 * 48_000, "[\(kind)] the reader received \(indices.count) samples")
-        #expect(breaks == 0, "[\(kind)] \(breaks) breaks in the received ramp")
+        #expect(take.received > 9 * 48_000, "[\(kind)] the reader received \(take.received) samples")
+        #expect(take.breaks == 0, "[\(kind)] \(take.breaks) breaks in the received ramp")
+    }
+
+    /// Up to three takes of a timing measurement: the first that is clean, else the first the
+    /// host let run (no stall of 4 ms or more, `HostStallMonitor`), which is then judged. When
+    /// the host stood the machine still in all three, the runner reports a known issue with the
+    /// figures instead of a verdict (nil).
+    static func quietTake<T: CustomStringConvertible>(_ what: String, _ take: () throws -> T, clean: (T) -> Bool) throws -> T? {
+        var disturbed: [String] = []
+        for _ in 0..<3 {
+            let monitor = HostStallMonitor()
+            let t = try take()
+            let stalls = monitor.stop()
+            if clean(t) || stalls.isEmpty { return t }
+            disturbed.append("\(t) (the host stalled the machine \(stalls.count)×, up to \(String(format: "%.1f", stalls.map(\.ms).max() ?? 0)) ms)")
+            print(disturbed.last!)
+        }
+        withKnownIssue("the host held this machine back during every take of \(what): no verdict") {
+            Issue.record("\(disturbed)")
+        }
+        return nil
     }
 
     // MARK: Whose clock the pipe source runs on
