@@ -178,9 +178,14 @@ public enum LiveProbe {
         /// The output's own clock against the monotonic one (ppm): a null sink keeps it within a
         /// few ppm on a quiet machine; tens of ppm say the host held the whole machine back.
         public var outputDriftPPM: Double? { outputRate.map { ($0 / Double(LiveProbe.outputRate) - 1) * 1e6 } }
-        /// Whether the rig gave the loop a steady input and output to be judged on: 40 s clear of
-        /// the writer's stalls, and the output's clock within 5 ppm.
-        public var rigWasSteady: Bool { stallFreeSeconds >= 40 && abs(outputDriftPPM ?? .infinity) <= 5 }
+        /// Whether the rig gave the loop a steady input and output to be judged on: the writer
+        /// never stalled 4 ms or more (each such stall starves the input; the loop counts an
+        /// underrun, clears its drift meter and takes ten seconds to tell the drift again, so the
+        /// latency and the figure it follows wander for a while after each), and the output's
+        /// clock within 5 ppm.
+        public var rigWasSteady: Bool {
+            !writerLate.contains { $0.ms >= DriftRun.writerStall * 1000 } && abs(outputDriftPPM ?? .infinity) <= 5
+        }
 
         /// A hand-over this late (seconds) is the interface stalling: the input starves.
         public static let writerStall = 0.004

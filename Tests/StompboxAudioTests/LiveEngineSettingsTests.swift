@@ -74,19 +74,17 @@ struct LiveEngineSettingsTests {
     /// with the drift, 0.3 ms a second here).
     ///
     /// The interface is a paced writer into a pipe source, and the pipe source delivers only what
-    /// the writer has handed over: when this shared VM holds the writer's thread back (seen here:
-    /// 5–25 ms late, several times a minute on some days, even at SCHED_FIFO), the input stalls
-    /// as a hung USB device would, the output may run dry and the loop rightly counts an
-    /// underrun (each one seen matched a late hand-over to within 0.1 s). That says nothing about
-    /// following a clock, so the analysis leaves the output around each stall of 4 ms or more out
-    /// (`LiveProbe.DriftRun.stallWindow`): no dropout may fall outside those windows, and the
-    /// latency must hold within 1 ms over each stretch between them, which together must cover
-    /// at least 40 of the 60 s, with the output's clock within 5 ppm of its rate (on the same
-    /// busy days it wandered by 10-50 ppm). At a 20 ms margin: at the default 8 ms the same stalls empty the
-    /// output, each underrun raises the margin and clears the drift meter, and the takes say
-    /// more about the machine than about the clock (the sweep covers the small margins on a
-    /// steady input). Up to three takes; the best one counts. When the writer stalled too often
-    /// in every take, the runner reports a known issue with the figures: no verdict here.
+    /// the writer has handed over: when this shared VM's host holds the writer's thread back
+    /// (seen: 5-50 ms late, several times a minute on busy afternoons, even at SCHED_FIFO), the
+    /// input stalls as a hung USB device would, the output may run dry, and the loop rightly
+    /// counts an underrun (each one seen matched a late hand-over to within 0.1 s), clears its
+    /// drift meter and takes ten seconds to tell the drift again. Such a take says nothing about
+    /// following a clock. So a take is judged when it passed, or when the rig was steady: no
+    /// writer stall of 4 ms or more, and the output's clock within 5 ppm. Dropouts and the
+    /// latency are read outside the windows around stalls (`LiveProbe.DriftRun.stallWindow`),
+    /// which on a steady take is the whole minute. At a 20 ms margin (the sweep covers the small
+    /// ones on a steady input). Up to three takes; the best judged one counts. When no take could
+    /// be judged, the runner reports a known issue with the figures: no verdict, not a pass.
     /// The rig is checked too: the writer and the recorded output, each timed against the
     /// monotonic clock, differ by the drift asked for (a 48 kHz null sink would not: see
     /// `PrivatePulseServer.loadNullSink`). PulseAudio only: PipeWire 0.3.65's pipe source runs
@@ -102,13 +100,15 @@ struct LiveEngineSettingsTests {
         for _ in 0..<3 {
             let run = try LiveProbe.drift(server, ppm: ppm, seconds: 60, warmUp: 15, latencyMs: 20)
             print(run)
-            guard run.rigWasSteady else { busy.append(run); continue }
+            let passed = run.dropouts == 0 && run.latencyRangeMs <= 1 && run.stallFreeSeconds >= 40
+                && run.reportedDriftPPM.map { abs($0 - ppm) < 60 } == true
+            guard passed || run.rigWasSteady else { busy.append(run); continue }
             takes.append(run)
-            if run.dropouts == 0 && run.latencyRangeMs <= 1 { break }
+            if passed { break }
         }
         guard let best = takes.min(by: { ($0.dropouts, $0.latencyRangeMs) < ($1.dropouts, $1.latencyRangeMs) }) else {
             withKnownIssue("this machine held the simulated interface back too often to judge the loop") {
-                Issue.record("in every take the writer's stalls of \(Int(LiveProbe.DriftRun.writerStall * 1000)) ms or more left under 40 s to analyse, or the output's clock wandered by more than 5 ppm: \(busy)")
+                Issue.record("in every take the writer stalled \(Int(LiveProbe.DriftRun.writerStall * 1000)) ms or more, or the output's clock wandered by more than 5 ppm: \(busy)")
             }
             return
         }
