@@ -35,8 +35,7 @@ public struct Preset: Equatable, Sendable {
 
     /// Puts `board` in the preset (a pedal twice is an error).
     public mutating func setBoard(_ board: [PedalKind]) throws(PresetError) {
-        var seen = Set<String>()
-        for kind in board where !seen.insert(kind.id).inserted { throw .pedal(.duplicate(kind.id)) }
+        do { try PedalKind.checkDistinct(board) } catch { throw .pedal(error) }
         self.board = board
     }
 

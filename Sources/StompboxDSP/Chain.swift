@@ -52,7 +52,7 @@ public final class Chain {
 
     /// A chain with `board` (every built-in pedal in the classic order by default).
     public init(controls: EngineControls = EngineControls(), board: [PedalKind] = PedalKind.builtIn) {
-        precondition(Set(board.map(\.id)).count == board.count, "a pedal is on the board twice")
+        precondition((try? PedalKind.checkDistinct(board)) != nil, "a pedal is on the board twice")
         self.controls = controls
         parameters = controls.parameters
         meters = controls.meters
@@ -78,18 +78,12 @@ public final class Chain {
     /// Rearranges the board: `kinds` in signal order (pedals left out are taken off; a pedal put
     /// back keeps its state and its loop). Not on the audio thread; lock-free towards it.
     public func setBoard(_ kinds: [PedalKind]) throws(PedalError) {
-        var seen = Set<String>()
-        for kind in kinds where !seen.insert(kind.id).inserted { throw .duplicate(kind.id) }
+        try PedalKind.checkDistinct(kinds)
         collectRetiredBoard()
         // The same board again (a preset recalled that has it): nothing to hand over.
         guard kinds != board else { return }
         let entering = Set(kinds.map(\.id)).subtracting(board.map(\.id))
-        for kind in kinds where instances[kind.id] == nil {
-            let effect = kind.makeEffect(controls)
-            if maximumBlockSize > 0 { effect.prepare(sampleRate: sampleRate, maximumBlockSize: maximumBlockSize) }
-            instances[kind.id] = effect
-        }
-        let next = Board(kinds: kinds, effects: kinds.map { instances[$0.id]! }, entering: entering)
+        let next = Board(kinds: kinds, effects: kinds.map(effect), entering: entering)
         if maximumBlockSize > 0 { next.prepare(sampleRate: sampleRate, parameters: parameters) }
         board = kinds
         let old = pending.exchange(UInt(bitPattern: Unmanaged.passRetained(next).toOpaque()), ordering: .acquiringAndReleasing)
@@ -245,7 +239,7 @@ public final class Chain {
                 activeSlots = board.slots
                 activeCount = board.count
             }
-            for i in 0..<activeCount where activeSlots[i].entering { activeSlots[i].enter(parameters) }
+            for i in 0..<activeCount where activeSlots[i].entering { activeSlots[i].enter() }
             fade = .in
             fadePosition = 0
         }
@@ -282,15 +276,13 @@ public final class Chain {
 private enum BoardFade { case none, out, swap, `in` }
 
 /// One arrangement of the board, as the audio thread plays it: a slot for each pedal.
-/// Immutable once handed over; it keeps its pedals alive while the audio thread may use them.
+/// Immutable once handed over; its slots keep their pedals alive while the audio thread may use them.
 final class Board {
-    let effects: [AudioEffect]
     let slots: UnsafeMutablePointer<BoardSlot>
     let count: Int
 
     /// `entering`: the ids of pedals that were not on the board before (reset when it takes over).
     init(kinds: [PedalKind], effects: [AudioEffect], entering: Set<String>) {
-        self.effects = effects
         count = kinds.count
         slots = .allocate(capacity: max(1, count))
         for (i, kind) in kinds.enumerated() {
@@ -329,7 +321,7 @@ struct BoardSlot {
 
     /// Audio thread: a pedal joining the board starts clean, and ignores footswitch requests
     /// made while it was away.
-    mutating func enter(_ parameters: ParameterStore) {
+    mutating func enter() {
         if slot.resetsWhenSwitchedOn { effect.reset() }
         effect.bypassed()
     }

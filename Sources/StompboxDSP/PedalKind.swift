@@ -56,12 +56,15 @@ public struct PedalKind: Sendable, Hashable, CustomStringConvertible {
         let ids = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         if ids == [""] { return [] }
         var board: [PedalKind] = []
-        for id in ids {
-            let kind = try named(id)
-            guard !board.contains(kind) else { throw .duplicate(id) }
-            board.append(kind)
-        }
+        for id in ids { board.append(try named(id)) }
+        try checkDistinct(board)
         return board
+    }
+
+    /// Throws `duplicate` naming the first pedal that stands on `board` twice.
+    public static func checkDistinct(_ board: [PedalKind]) throws(PedalError) {
+        var seen = Set<String>()
+        for kind in board where !seen.insert(kind.id).inserted { throw .duplicate(kind.id) }
     }
 
     /// Throws `notOnBoard` when `parameter` belongs to a pedal that is not on `board`.
