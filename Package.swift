@@ -52,7 +52,7 @@ let package = Package(
         ]),
 
         // Signals and measurements shared by the tests and the benchmark.
-        .target(name: "StompboxTestSupport", dependencies: ["StompboxDSP", "StompboxAudio"]),
+        .target(name: "StompboxTestSupport", dependencies: ["StompboxDSP", "StompboxAudio", "CAudioShim"]),
         .executableTarget(name: "StompboxBench", dependencies: [
             "StompboxDSP", "StompboxAudio", "StompboxTestSupport",
             .product(name: "MallocInterposerSwift", package: "malloc-interposer"),

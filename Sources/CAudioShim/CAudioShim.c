@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "CAudioShim.h"
 #include <errno.h>
 #include <pthread.h>
@@ -17,4 +18,11 @@ void stompbox_enable_flush_to_zero(void) {
 int stompbox_request_realtime(int priority) {
     struct sched_param param = { .sched_priority = priority };
     return pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
+}
+
+int stompbox_pin_to_cpu(int cpu) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return pthread_setaffinity_np(pthread_self(), sizeof set, &set);
 }

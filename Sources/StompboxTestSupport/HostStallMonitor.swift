@@ -1,3 +1,4 @@
+import CAudioShim
 import Foundation
 
 /// Watches for the moments this machine's host takes the CPU away: a SCHED_FIFO thread wakes
@@ -7,22 +8,31 @@ import Foundation
 /// machine (the audio servers, the loop, a paced writer) stood still for as long. A live take
 /// during which that happened measured the host, not the loop: the tests retake it, and say so
 /// when no take was quiet.
+///
+/// The host takes each virtual CPU away on its own (steal time is per vCPU), so one thread is
+/// pinned to each CPU: a watcher on one CPU does not see the other stand still, while the audio
+/// server's thread on that other CPU does (a fresh-clone run: an underrun at 64/6 with the one
+/// watcher seeing nothing).
 public final class HostStallMonitor: @unchecked Sendable {
     public let threshold: Double
     private let lock = NSLock()
     private var stalls: [(at: Double, ms: Double)] = []
     private var running = true
-    private var thread: Thread?
+    private var threads: [Thread] = []
     private let done = DispatchSemaphore(value: 0)
+    private let cpus: Int
     private let start = PacedWriter.now()
 
     /// Starts watching at once.
     public init(threshold seconds: Double = 0.004) {
         threshold = seconds
-        let t = Thread { [self] in watch() }
-        t.name = "host stall monitor"
-        thread = t
-        t.start()
+        cpus = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        for cpu in 0..<cpus {
+            let t = Thread { [self] in watch(cpu: cpu) }
+            t.name = "host stall monitor \(cpu)"
+            threads.append(t)
+            t.start()
+        }
     }
 
     /// Stops watching; what it saw: when (seconds from the start) and how late (ms).
@@ -32,13 +42,28 @@ public final class HostStallMonitor: @unchecked Sendable {
         let wasRunning = running
         running = false
         lock.unlock()
-        if wasRunning { done.wait() }
+        if wasRunning { for _ in 0..<cpus { done.wait() } }
         return seen
     }
 
-    public var seen: [(at: Double, ms: Double)] { lock.lock(); defer { lock.unlock() }; return stalls }
+    /// In time order; a stall every CPU saw at once counts once (the longest view of it).
+    public var seen: [(at: Double, ms: Double)] {
+        lock.lock()
+        let all = stalls.sorted { $0.at < $1.at }
+        lock.unlock()
+        var merged: [(at: Double, ms: Double)] = []
+        for s in all {
+            if let last = merged.last, s.at <= last.at + last.ms / 1000 {
+                merged[merged.count - 1].ms = max(last.ms, (s.at - last.at) * 1000 + s.ms)
+            } else {
+                merged.append(s)
+            }
+        }
+        return merged
+    }
 
-    private func watch() {
+    private func watch(cpu: Int) {
+        _ = stompbox_pin_to_cpu(Int32(cpu))
         var param = sched_param()
         param.sched_priority = 10
         _ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param)

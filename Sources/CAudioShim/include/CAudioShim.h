@@ -9,4 +9,7 @@ void stompbox_enable_flush_to_zero(void);
 /// otherwise the errno value (EPERM when the user may not have real-time priority).
 int stompbox_request_realtime(int priority);
 
+/// Keeps the calling thread on one CPU. Returns 0 on success, otherwise the errno value.
+int stompbox_pin_to_cpu(int cpu);
+
 #endif
