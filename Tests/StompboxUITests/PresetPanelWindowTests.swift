@@ -60,6 +60,8 @@ struct PresetPanelWindowTests {
         try session.dragKnob("delay", "delay.time_ms", pixels: -90)
         try session.click("overdrive", "footswitch")
         #expect(waitUntil(seconds: 3) { (session.parameter("delay.time_ms") ?? saved) < saved - 100 })
+        // Read once the window has handled the click (xdotool returns before it has).
+        #expect(waitUntil(seconds: 3) { session.parameter("overdrive.enabled") != stored["overdrive.enabled"] })
         #expect(waitUntil(seconds: 3) { session.presetModified == true })
         let changedOverdrive = session.parameter("overdrive.enabled")
         _ = try? session.shot("preset-modified.png")
@@ -73,10 +75,14 @@ struct PresetPanelWindowTests {
         #expect(sameValues(session.parameters, stored).isEmpty, "\(sameValues(session.parameters, stored))")
         #expect(session.parameter("overdrive.enabled") == stored["overdrive.enabled"] && stored["overdrive.enabled"] != changedOverdrive)
         #expect(session.presetModified == false)
-        let shot = try session.shot("preset-panel.png")
-        // The selected slot is lit: its number glows amber.
+        // The selected slot is lit: its number glows amber (once the window has redrawn).
         let slot = try session.point("presets", "slot2")
-        let slotPixels = try pixels(in: shot, at: [(slot.x - 44, slot.y)])
+        var slotPixels = [(r: 0, g: 0, b: 0)]
+        _ = waitUntil(seconds: 3) {
+            guard let shot = try? session.shot("preset-panel.png"), let p = try? pixels(in: shot, at: [(slot.x - 44, slot.y)]) else { return false }
+            slotPixels = p
+            return p[0].r > p[0].b + 40
+        }
         #expect(slotPixels[0].r > slotPixels[0].b + 40, "the selected slot is highlighted: \(slotPixels[0])")
     }
 
@@ -130,6 +136,8 @@ struct PresetPanelWindowTests {
         try session.type(to: "Export Preset 2", exported)
         try session.keys(to: "Export Preset 2", "Return")
         #expect(waitUntil(seconds: 5) { FileManager.default.fileExists(atPath: exported) })
+        // The dialog is gone before the next click (a click on a closing dialog is lost).
+        #expect(waitUntil(seconds: 5) { session.windows(named: "Export Preset 2").isEmpty })
         let file = try #require(FileManager.default.contents(atPath: exported))
         let json = try #require(try JSONSerialization.jsonObject(with: file) as? [String: Any])
         #expect(json["format"] as? String == "stompbox-preset")
