@@ -6,8 +6,8 @@ import StompboxDSP
 ///
 /// File form (`.json`), version 2:
 /// `{"format":"stompbox-preset","version":2,"name":"…","chain":["overdrive","delay",…],"parameters":{"delay.enabled":true,…}}`.
-/// Ids left out take their defaults; a version-1 file (no `chain`) has every pedal in the
-/// classic order. An unknown id or pedal, a pedal twice, a value of the wrong type or out of
+/// Ids left out take their defaults; a version-1 file (no `chain`) has the seven pedals of its
+/// day in the classic order (`PedalKind.classic`). An unknown id or pedal, a pedal twice, a value of the wrong type or out of
 /// range, or a newer version is an error that names it. Nothing is clamped silently.
 public struct Preset: Equatable, Sendable {
     public static let format = "stompbox-preset"
@@ -19,7 +19,7 @@ public struct Preset: Equatable, Sendable {
     /// The pedals on the board, in signal order.
     public private(set) var board: [PedalKind]
 
-    /// Every parameter at its default, every pedal on the board in the classic order.
+    /// Every parameter at its default, every pedal on the board in the registry's order.
     public init(name: String) {
         self.name = name
         values = Parameter.allCases.map { $0.spec.defaultValue }
@@ -111,6 +111,8 @@ public struct Preset: Equatable, Sendable {
                 do { kinds.append(try PedalKind.named(id)) } catch { throw .pedal(error) }
             }
             try setBoard(kinds)
+        } else {
+            board = PedalKind.classic
         }
         guard let params = top["parameters"] else { return }
         guard case .object(let entries) = params else { throw .wrongType(field: "parameters", expected: "an object") }

@@ -35,9 +35,11 @@ public struct PedalKind: Sendable, Hashable, CustomStringConvertible {
         self.make = make
     }
 
-    /// The registry: every built-in pedal, in the classic board order (the order of a
-    /// version-1 preset and of a board nobody rearranged).
-    public static let builtIn: [PedalKind] = [.overdrive, .eq, .flanger, .tremolo, .delay, .reverb, .looper]
+    /// The registry: every built-in pedal, in the order of a new board.
+    public static let builtIn: [PedalKind] = [.gate, .overdrive, .eq, .flanger, .tremolo, .delay, .reverb, .looper]
+
+    /// The first seven, in their order: the board of a version-1 preset, which knew no others.
+    public static let classic: [PedalKind] = [.overdrive, .eq, .flanger, .tremolo, .delay, .reverb, .looper]
 
     public init?(id: String) {
         guard let kind = PedalKind.builtIn.first(where: { $0.id == id }) else { return nil }

@@ -199,10 +199,13 @@ public final class PedalboardWindow {
         }
     }
 
+    /// The pedals not on the board, in the registry's order: what "Add pedal…" offers.
+    private var addablePedals: [PedalKind] { PedalKind.builtIn.filter { !engine.chain.board.contains($0) } }
+
     /// "Add pedal…": a menu of the pedals not on the board; the one chosen goes on at the end.
     private func showAddMenu() {
         let menu = gtk_menu_new()!
-        let missing = PedalKind.builtIn.filter { !engine.chain.board.contains($0) }
+        let missing = addablePedals
         for kind in missing {
             let item = gtk_menu_item_new_with_label(kind.name)!
             onSignal(raw(item), "activate") { [unowned self] in rearrange { $0.append(kind) } }
@@ -347,6 +350,7 @@ public final class PedalboardWindow {
         result["strip"] = strip
         result["more"] = rootCentre(moreButton)
         result["add_pedal"] = rootCentre(addButton)
+        result["addable"] = addablePedals.map(\.id)
         result["board"] = shownBoard.map(\.id)
         if let extraLayout { result.merge(extraLayout()) { $1 } }
         return result

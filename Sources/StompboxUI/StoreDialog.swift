@@ -92,7 +92,7 @@ final class StoreFront {
         addClass(heading, "store-heading")
         gtk_label_set_xalign(cast(raw(heading)), 0)
         gtk_box_pack_start(cast(raw(column)), heading, 0, 0, 0)
-        let intro = gtk_label_new("Six pedals come free. The seventh is unlocked with a licence key, checked on this computer — nothing is sent anywhere.")!
+        let intro = gtk_label_new("The other pedals come free. The Looper is unlocked with a licence key, checked on this computer — nothing is sent anywhere.")!
         addClass(intro, "store-intro")
         Dialogs.wrap(intro, chars: 60)
         gtk_box_pack_start(cast(raw(column)), intro, 0, 0, 0)

@@ -48,7 +48,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "A single-preset JSON file to start from.")
     var preset: String?
 
-    @Option(help: ArgumentHelp("The pedals on the board, in signal order (default: the preset's board, else every pedal in the classic order), e.g. overdrive,delay.", valueName: "id,id,…"))
+    @Option(help: ArgumentHelp("The pedals on the board, in signal order (default: the preset's board, else every built-in pedal: gate, overdrive, eq, flanger, tremolo, delay, reverb, looper), e.g. overdrive,delay.", valueName: "id,id,…"))
     var chain: String?
 
     @Option(name: .customLong("set"), parsing: .unconditionalSingleValue,

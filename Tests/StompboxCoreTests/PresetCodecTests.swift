@@ -37,7 +37,7 @@ import StompboxDSP
 
     @Test func version1LoadsWithTheClassicOrder() throws {
         let p = try decode(#"{"format":"stompbox-preset","version":1,"name":"x","parameters":{"delay.enabled":true}}"#)
-        #expect(p.board == PedalKind.builtIn)
+        #expect(p.board == PedalKind.classic)
         #expect(p.board.map(\.id) == ["overdrive", "eq", "flanger", "tremolo", "delay", "reverb", "looper"])
         #expect(p[.delayEnabled] == 1)
     }

@@ -43,6 +43,11 @@ struct BoardWindowTests {
         #expect(waitUntil(seconds: 5) { shownPedals() == ["overdrive", "eq", "flanger", "tremolo", "delay", "reverb", "looper"] }, "shown: \(shownPedals())")
     }
 
+    /// What "Add pedal…" offers, from the state file's layout.
+    static func addable(_ session: PedalboardSession) -> [String] {
+        (session.state()?["layout"] as? [String: Any])?["addable"] as? [String] ?? []
+    }
+
     /// The pedals on screen, left to right, from the state file's layout.
     static func shownPedals(_ session: PedalboardSession) -> [String] {
         (session.state()?["layout"] as? [String: Any])?["board"] as? [String] ?? []
@@ -77,9 +82,12 @@ struct BoardWindowTests {
         let without = moved.filter { $0 != "reverb" }
         #expect(waitUntil(seconds: 5) { Self.shownPedals(session) == without }, "shown: \(Self.shownPedals(session))")
 
-        // Add pedal… lists what is off the board (the Reverb alone); it goes on at the end.
+        // Add pedal… lists what is off the board in the registry's order (the Noise Gate, which
+        // the classic factory board leaves off, then the Reverb); it goes on at the end.
+        #expect(waitUntil(seconds: 5) { Self.addable(session) == ["gate", "reverb"] }, "Add pedal… offers \(Self.addable(session))")
         try session.click("add_pedal")
-        Thread.sleep(forTimeInterval: 0.4)
+        Thread.sleep(forTimeInterval: 0.6)
+        try session.xdotool("key", "Down")
         try session.xdotool("key", "Down")
         try session.xdotool("key", "Return")
         #expect(waitUntil(seconds: 5) { Self.shownPedals(session) == without + ["reverb"] }, "shown: \(Self.shownPedals(session))")
