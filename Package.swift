@@ -7,6 +7,7 @@ let package = Package(
     name: "Stompbox",
     products: [
         .executable(name: "stompbox", targets: ["stompbox"]),
+        .executable(name: "stompbox-window", targets: ["stompbox-window"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -46,7 +47,12 @@ let package = Package(
         .target(name: "StompboxUI", dependencies: [
             "StompboxDSP", "StompboxAudio", "StompboxCore", "CGtk", "CStompboxShim",
         ]),
+        // The command line; it loads no GTK. With no subcommand it hands over to stompbox-window.
         .executableTarget(name: "stompbox", dependencies: [
+            "StompboxDSP", "StompboxAudio", "StompboxCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "stompbox-window", dependencies: [
             "StompboxDSP", "StompboxAudio", "StompboxCore", "StompboxUI",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),

@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import StompboxAudio
+import StompboxCore
+import StompboxDSP
+import StompboxUI
+
+/// `stompbox-window`, which `stompbox` with no subcommand hands over to: the pedalboard window
+/// on the same live engine as `stompbox run --headless`. A program of its own so that only the
+/// window loads GTK.
+///
+/// Options: `--public-key FILE` verifies licence keys (the Looper's) with FILE in place of the
+/// shipped key, as `stompbox store` does (`stompbox --public-key FILE` passes it on).
+///
+/// Environment:
+/// - `STOMPBOX_STATE_FILE=PATH`: the window writes the engine's parameters, looper state and
+///   live status to PATH as JSON whenever they change (see StateReporter), for tests and scripts.
+/// - `STOMPBOX_INPUT=demo|default|<source>` and `STOMPBOX_OUTPUT=<sink>`: the first devices
+///   (changeable in the window's Audio… picker).
+/// - `STOMPBOX_DATA_DIR`, `STOMPBOX_RESOURCES_DIR`: where `data/` and `Resources/` are, if not
+///   found by themselves (see `DataFiles`).
+@main
+struct WindowCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "stompbox-window", abstract: "Opens the pedalboard window (what `stompbox` with no subcommand runs).")
+
+    /// `--public-key FILE` (or `$STOMPBOX_STORE_PUBLIC_KEY`): verifies licence keys in place of the shipped key.
+    @Option(name: .customLong("public-key"), help: ArgumentHelp(
+        "A public key file to verify licence keys with, in place of the shipped one (or set $STOMPBOX_STORE_PUBLIC_KEY).",
+        valueName: "file"))
+    var publicKey: String?
+
+    func run() throws {
+        try WindowCommand.open(publicKeyFile: publicKey)
+    }
+
+    static func open(publicKeyFile: String?) throws {
+        let environment = ProcessInfo.processInfo.environment
+        var settings = LiveSettings()
+        switch environment["STOMPBOX_INPUT"] {
+        case nil, "", "default": break
+        case "demo": settings.input = .demo
+        case let name?: settings.input = .source(name)
+        }
+        if let sink = environment["STOMPBOX_OUTPUT"], !sink.isEmpty { settings.output = sink }
+        settings.demoFile = try? DataFiles.locate().data(DemoRiffFile.fileName).path
+
+        let chain = Chain()
+        let engine = LiveEngine(chain: chain, settings: settings)
+        engine.start()
+        let app = PedalboardApp(engine: engine, stateFile: environment["STOMPBOX_STATE_FILE"].flatMap { $0.isEmpty ? nil : $0 })
+        app.publicKeyFile = publicKeyFile
+        let status = app.run()
+        engine.stop()
+        if status != 0 { throw ExitCode(status) }
+    }
+}
