@@ -9,6 +9,7 @@ SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 .PHONY: run test bench build deps-run deps-test check-swift clean
 
 run: deps-run check-swift
+	$(SWIFT) build -c release --product stompbox-window
 	$(SWIFT) build -c release --product stompbox
 	.build/release/stompbox
 
@@ -27,6 +28,7 @@ test: deps-test check-swift
 
 bench: deps-test check-swift
 	$(SWIFT) build -c release --product StompboxBench
+	$(SWIFT) build -c release --product stompbox
 	@# Counts allocations through malloc-interposer; the bench preloads it itself when needed
 	@# (LD_PRELOAD of .build/release/libMallocInterposerSwift.so) and exits 1 if chain.process allocates.
 	.build/release/StompboxBench

@@ -165,6 +165,8 @@ public final class OfflineRenderer {
                                       actionSamples: actions.map { $0.sampleIndex(sampleRate: rate) })
         var inputLeft = inputFrames
         let scale = 1 / Float(channels)
+        // A mono file is read into and written from the chain's block itself, without copies.
+        let isMono = channels == 1
         do {
             while let block = schedule.next() {
                 for i in block.actions { apply(actions[i], to: chain) }
@@ -173,18 +175,24 @@ public final class OfflineRenderer {
                 // The input (zeros past its end, or past a file cut shorter than its header says).
                 var got = 0
                 if inputLeft > 0 {
-                    got = try reader.read(into: interleaved, frames: min(n, inputLeft))
+                    got = try reader.read(into: isMono ? mono.baseAddress! : interleaved, frames: min(n, inputLeft))
                     inputLeft = got == 0 ? 0 : inputLeft - got
                 }
-                for i in 0..<got {
-                    var sum: Float = 0
-                    for c in 0..<channels { sum += interleaved[i * channels + c] }
-                    mono[i] = sum * scale
+                if !isMono {
+                    for i in 0..<got {
+                        var sum: Float = 0
+                        for c in 0..<channels { sum += interleaved[i * channels + c] }
+                        mono[i] = sum * scale
+                    }
                 }
                 for i in got..<n { mono[i] = 0 }
 
                 chain.process(UnsafeMutableBufferPointer(rebasing: mono[0..<n]))
 
+                if isMono {
+                    try writer.write(mono.baseAddress!, frames: n)
+                    continue
+                }
                 for i in 0..<n {
                     let y = mono[i]
                     for c in 0..<channels { interleaved[i * channels + c] = y }

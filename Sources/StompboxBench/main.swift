@@ -213,6 +213,38 @@ func timeSox(input: String, output: String, effects: [String], runs: Int) -> Dou
     return best
 }
 
+/// CPU seconds (user + system) `program` takes from start to exit, as `time` would count them:
+/// every run's figure, or nil when it is missing or fails.
+func processCPU(_ program: String, _ arguments: [String], runs: Int) -> [Double]? {
+    guard FileManager.default.isExecutableFile(atPath: program) else { return nil }
+    func children() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
+    var figures: [Double] = []
+    for _ in 0..<runs {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        var environment = ProcessInfo.processInfo.environment
+        environment["LD_PRELOAD"] = nil
+        process.environment = environment
+        let before = children()
+        do { try process.run() } catch { return nil }
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            FileHandle.standardError.write(Data("StompboxBench: \(program) \(arguments.joined(separator: " ")) failed\n".utf8))
+            return nil
+        }
+        figures.append(children() - before)
+    }
+    return figures
+}
+
 /// The same pedals in sox, in the same order and close to the same settings.
 let soxChain: [String] = [
     "overdrive", "20", "20",
@@ -330,6 +362,22 @@ if !options.allocationsOnly {
             print("  sox:      \(format(soxNs)) ns/sample for overdrive, 6× equalizer, flanger, tremolo, echos, reverb (of which \(format(ioNs)) ns/sample is reading and writing the files); stompbox is \(format(soxNs / ns))× faster")
         } else {
             print("  sox:      not installed (apt-get install sox) — no comparison")
+        }
+        // Whole process, side by side: `stompbox render` of the same file with the six pedals
+        // sox has, against sox, each counted from exec to exit (CPU, start-up and files included).
+        let pedals = ["overdrive", "eq", "flanger", "tremolo", "delay", "reverb"]
+        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let stompbox = URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("stompbox").path
+        let renderArguments = ["render", input, output, "--chain", pedals.joined(separator: ",")] + pedals.flatMap { ["--set", "\($0).enabled=on"] }
+        let wholeRuns = max(options.runs, 9)
+        if let ours = processCPU(stompbox, renderArguments, runs: wholeRuns),
+           let theirs = processCPU("/usr/bin/sox", ["-q", input, output] + soxChain, runs: wholeRuns) {
+            func median(_ x: [Double]) -> Double { let s = x.sorted(); return s[s.count / 2] }
+            print("  whole process, \(format(Double(frames) / sampleRate, 0)) s render (CPU from exec to exit, \(wholeRuns) runs each): stompbox render \(format(median(ours), 3)) s median (best \(format(ours.min()!, 3))), sox \(format(median(theirs), 3)) s (best \(format(theirs.min()!, 3))): \(format(median(theirs) / median(ours), 2))× cheaper (best to best \(format(theirs.min()! / ours.min()!, 2))×; goal ≥ 3.5×)")
+        } else if !FileManager.default.isExecutableFile(atPath: stompbox) {
+            print("  whole process: \(stompbox) is not built (swift build -c release --product stompbox) — no comparison")
+        } else {
+            print("  whole process: no comparison (sox is missing or a render failed, see above)")
         }
     }
 }
