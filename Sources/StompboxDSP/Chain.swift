@@ -218,7 +218,7 @@ public final class Chain {
         outputGain = gain
         let peak = limiter.process(block)
         lastOutputPeak = max(lastOutputPeak, peak)
-        meters.note(output: peak)
+        meters.note(output: peak, limiterGain: limiter.lowestGain, ducked: limiter.ducked)
     }
 
     /// The pedals on the board, and a new board's fade: out to the dry input, swap, back in.

@@ -60,14 +60,29 @@ public final class LevelMeters: @unchecked Sendable {
     let outputPeakBits = Atomic<UInt32>(0)
     let inputClipsValue = Atomic<Int>(0)
     let outputClipsValue = Atomic<Int>(0)
+    /// The output limiter's lowest gain since the UI last looked (1: it did nothing).
+    let limiterGainBits = Atomic<UInt32>(Float(1).bitPattern)
 
     public init() {}
 
     /// Audio thread: raises the held peak to `peak` if it is higher.
     @inline(__always)
     func note(input peak: Float) { raise(inputPeakBits, peak); if peak >= 1 { inputClipsValue.add(1, ordering: .relaxed) } }
+    /// Audio thread: the output's peak and what the limiter did to it. A block the limiter had to
+    /// duck counts as an output clip: its ceiling (0.98) sits below any level a clip light could
+    /// otherwise look for.
     @inline(__always)
-    func note(output peak: Float) { raise(outputPeakBits, peak); if peak >= 0.999 { outputClipsValue.add(1, ordering: .relaxed) } }
+    func note(output peak: Float, limiterGain: Float, ducked: Bool) {
+        raise(outputPeakBits, peak)
+        if ducked { outputClipsValue.add(1, ordering: .relaxed) }
+        // Positive floats order as their bit patterns do.
+        var current = limiterGainBits.load(ordering: .relaxed)
+        while limiterGain.bitPattern < current {
+            let (exchanged, original) = limiterGainBits.compareExchange(expected: current, desired: limiterGain.bitPattern, ordering: .relaxed)
+            if exchanged { break }
+            current = original
+        }
+    }
 
     @inline(__always)
     private func raise(_ cell: borrowing Atomic<UInt32>, _ peak: Float) {
@@ -85,7 +100,14 @@ public final class LevelMeters: @unchecked Sendable {
          Float(bitPattern: outputPeakBits.exchange(0, ordering: .relaxed)))
     }
 
-    /// How many blocks clipped at the input (≥ 0 dBFS) and hit the output limiter's ceiling.
+    /// How far (dB, ≥ 0) the output limiter turned the output down at most since the last call,
+    /// then clears it.
+    public func takeLimiterReduction() -> Float {
+        let lowest = Float(bitPattern: limiterGainBits.exchange(Float(1).bitPattern, ordering: .relaxed))
+        return lowest >= 1 ? 0 : -gainToDecibels(lowest)
+    }
+
+    /// How many blocks clipped at the input (≥ 0 dBFS) and made the output limiter duck.
     public var clipCounts: (input: Int, output: Int) {
         (inputClipsValue.load(ordering: .relaxed), outputClipsValue.load(ordering: .relaxed))
     }

@@ -6,6 +6,10 @@ public struct SafetyLimiter {
     public var ceiling: Float = 0.98
     private var gain: Float = 1
     private var releasePerSample: Float = 1
+    /// The lowest gain the last block was played at (1: not limiting).
+    public private(set) var lowestGain: Float = 1
+    /// Whether the last block had to duck: a sample would have gone over the ceiling.
+    public private(set) var ducked = false
 
     public init() {}
 
@@ -23,6 +27,8 @@ public struct SafetyLimiter {
         // Most blocks need nothing: not limiting, nothing over the ceiling, all finite. One
         // vectorisable scan finds out; the per-sample recursion runs only when it must.
         let peak = largestMagnitudeBits(block)
+        lowestGain = gain
+        ducked = false
         if gain == 1 && peak <= ceiling.bitPattern { return Float(bitPattern: peak) }
 
         let ceiling = self.ceiling
@@ -34,18 +40,21 @@ public struct SafetyLimiter {
             releaseOnly(block)
             return Float(bitPattern: largestMagnitudeBits(block))
         }
-        var g = gain
+        var g = gain, lowest = gain, duck = false
         for i in block.indices {
             var x = block[i]
             if !x.isFinite { x = 0 }
             // Recover towards unity, then duck at once if this sample would exceed the ceiling.
             g = 1 - (1 - g) * release
             let level = abs(x) * g
-            if level > ceiling { g = ceiling / abs(x) }
+            if level > ceiling { g = ceiling / abs(x); duck = true }
+            lowest = min(lowest, g)
             x *= g
             block[i] = min(max(x, -1), 1)
         }
         gain = settled(g)
+        lowestGain = lowest
+        ducked = duck
         return Float(bitPattern: largestMagnitudeBits(block))
     }
 

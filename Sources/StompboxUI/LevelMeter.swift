@@ -2,7 +2,9 @@ import CGtk
 import Foundation
 
 /// A vertical LED-ladder peak meter (−60…0 dBFS) with peak hold and a clip light that stays
-/// lit until clicked. Fed about 30 times a second from the engine's status.
+/// lit until clicked. Fed about 30 times a second from the engine's status. The output meter
+/// also shows the limiter's gain reduction: a cyan bar hanging from the top of the ladder,
+/// 2 dB a segment, and in its accessible description.
 final class LevelMeter {
     let widget: UnsafeMutablePointer<GtkWidget>
     let title: String
@@ -10,6 +12,8 @@ final class LevelMeter {
     private var hold = -120.0
     private var holdAge = 0
     private(set) var clipped = false
+    /// The limiter's gain reduction shown (dB, ≥ 0), falling back at ~30 dB/s.
+    private(set) var reduction = 0.0
     private var gestures: [OpaquePointer] = []
 
     init(title: String, accessibleName: String) {
@@ -29,18 +33,22 @@ final class LevelMeter {
         }
     }
 
-    /// The peak (dBFS) since the previous call; `clip` lights the clip indicator.
-    func feed(peakDB: Double, clip: Bool) {
-        let before = (level, hold, clipped)
+    /// The peak (dBFS) since the previous call; `clip` lights the clip indicator; `reductionDB`
+    /// is how far the limiter turned the output down since then.
+    func feed(peakDB: Double, clip: Bool, reductionDB: Double = 0) {
+        let before = (level, hold, clipped, reduction)
         level = max(peakDB, level - 1.5)   // ~45 dB/s fall
         if level >= hold { hold = level; holdAge = 0 } else {
             holdAge += 1
             if holdAge > 45 { hold = max(level, hold - 1.0) }
         }
         if clip { clipped = true }
-        if before != (level, hold, clipped) {
+        reduction = max(reductionDB, reduction - 1.0)
+        if reduction < 0.05 { reduction = 0 }
+        if before != (level, hold, clipped, reduction) {
             if let accessible = gtk_widget_get_accessible(widget) {
-                let text = level <= -60 ? "no signal" : String(format: "%.0f dB", level) + (clipped ? ", clipped" : "")
+                var text = level <= -60 ? "no signal" : String(format: "%.0f dB", level) + (clipped ? ", clipped" : "")
+                if reduction > 0 { text += String(format: ", limiter −%.1f dB", reduction) }
                 atk_object_set_description(accessible, text)
             }
             gtk_widget_queue_draw(widget)
@@ -67,6 +75,16 @@ final class LevelMeter {
             let (r, g, b) = db > -3 ? (1.0, 0.2, 0.12) : db > -12 ? (1.0, 0.78, 0.1) : (0.25, 0.95, 0.35)
             cairo_set_source_rgba(cr, r, g, b, lit ? 1 : 0.13)
             cairo_rectangle(cr, x, bottom - Double(i + 1) * segH + 1, barW, segH - 2)
+            cairo_fill(cr)
+        }
+        if reduction > 0 {
+            // Gain reduction from the top down, 2 dB a segment.
+            let length = min(reduction / 2 * segH, bottom - top)
+            cairo_set_source_rgb(cr, 0.05, 0.05, 0.06)
+            cairo_rectangle(cr, x + barW / 2 - 4, top, 8, length + 1)
+            cairo_fill(cr)
+            cairo_set_source_rgb(cr, 0.25, 0.8, 1)
+            cairo_rectangle(cr, x + barW / 2 - 3, top, 6, length)
             cairo_fill(cr)
         }
         if hold > -60 {

@@ -281,7 +281,8 @@ public final class PedalboardWindow {
         let status = engine.status()
         let clips = controls.meters.clipCounts
         inputMeter.feed(peakDB: status.inputPeakDB, clip: clips.input > seenClips.input)
-        outputMeter.feed(peakDB: status.outputPeakDB, clip: clips.output > seenClips.output)
+        outputMeter.feed(peakDB: status.outputPeakDB, clip: clips.output > seenClips.output,
+                         reductionDB: Double(controls.meters.takeLimiterReduction()))
         seenClips = clips
         updateStatus(status)
         for pedal in pedals { pedal.looper?.update() }
@@ -351,6 +352,7 @@ public final class PedalboardWindow {
         result["more"] = rootCentre(moreButton)
         result["add_pedal"] = rootCentre(addButton)
         result["addable"] = addablePedals.map(\.id)
+        result["output_meter"] = ["clip": outputMeter.clipped, "limiter_db": outputMeter.reduction] as [String: Any]
         result["board"] = shownBoard.map(\.id)
         if let extraLayout { result.merge(extraLayout()) { $1 } }
         return result

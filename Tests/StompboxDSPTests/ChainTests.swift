@@ -71,6 +71,28 @@ import StompboxTestSupport
         #expect(abs(Double(gainToDecibels(Measure.amplitude(of: 200, in: late) / 0.05)) - 12) < 0.1)
     }
 
+    /// The output clip light can light: a block the limiter ducks counts as an output clip and
+    /// its gain reduction is reported (the limiter's 0.98 ceiling is below any "clip" level, so a
+    /// light looking for 0.999 at the output never lit). A level under the ceiling counts nothing.
+    @Test func theLimiterActingLightsTheOutputClipAndReportsItsReduction() {
+        let c = chain([.outputGain: 12])
+        _ = Render.through(c, Signal.sine(frequency: 200, seconds: 0.2, amplitude: 0.2))
+        #expect(c.controls.meters.clipCounts.output == 0)
+        #expect(c.controls.meters.takeLimiterReduction() == 0)
+        // 0.5 · +12 dB = 2.0: the limiter turns it down by about 20·log10(2 / 0.98) = 6.2 dB.
+        _ = Render.through(c, Signal.sine(frequency: 200, seconds: 0.2, amplitude: 0.5))
+        #expect(c.controls.meters.clipCounts.output > 0)
+        let reduction = c.controls.meters.takeLimiterReduction()
+        #expect(abs(Double(reduction) - 20 * log10(2 / 0.98)) < 0.3, "reduction \(reduction) dB")
+        // Taken once, cleared; a quiet signal after the release adds no clips.
+        let clips = c.controls.meters.clipCounts.output
+        _ = Render.through(c, Signal.sine(frequency: 200, seconds: 1, amplitude: 0.05))
+        _ = c.controls.meters.takeLimiterReduction()
+        _ = Render.through(c, Signal.sine(frequency: 200, seconds: 0.2, amplitude: 0.05))
+        #expect(c.controls.meters.takeLimiterReduction() == 0)
+        #expect(c.controls.meters.clipCounts.output == clips)
+    }
+
     @Test func nonFiniteAndAbsurdInputIsContained() {
         var x = Signal.sine(frequency: 300, seconds: 0.2, amplitude: 0.3)
         x[100] = .nan; x[200] = .infinity; x[300] = -.infinity; x[400] = 1e30
