@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StompboxTestSupport
 
 /// The sound after a recall, heard at the private PulseAudio server's output (`amp_out`):
 /// the demo riff through slot 2, then with the Overdrive Level knob turned to its minimum,
@@ -24,7 +25,7 @@ struct PresetSoundWindowTests {
     }
 
     @Test("recall after turning a knob brings the output level back (live engine on a private PulseAudio)",
-          .enabled(if: Capabilities.liveEngineRuns))
+          .enabled(if: AudioServerKind.pulseaudio.isAvailable, "\(AudioServerKind.pulseaudio.unavailableReason ?? "")"))
     func recallIsHeard() throws {
         let session = try PedalboardSession()
         defer { session.stop() }

@@ -298,31 +298,3 @@ func pixels(in png: String, at points: [(Int, Int)]) throws -> [(r: Int, g: Int,
     }
 }
 
-/// Whether the parts the looper and audio tests need are the real ones (not this branch's
-/// placeholders): the looper must record when tapped, and the live engine must reach "running"
-/// on a private PulseAudio server.
-enum Capabilities {
-    static let looperRecords: Bool = {
-        let chain = Chain()
-        chain.prepare(sampleRate: 48_000, maximumBlockSize: 128)
-        chain.parameters.set(.looperEnabled, 1)
-        chain.controls.looper.send(.tap)
-        var block = [Float](repeating: 0.1, count: 128)
-        for _ in 0..<4 { block.withUnsafeMutableBufferPointer { chain.process($0) } }
-        return chain.controls.looper.state == .recording
-    }()
-
-    static let liveEngineRuns: Bool = {
-        guard let pulse = PrivatePulse() else { return false }
-        defer { pulse.stop() }
-        setenv("PULSE_SERVER", pulse.server, 1)
-        defer { unsetenv("PULSE_SERVER") }
-        var settings = LiveSettings()
-        settings.input = .demo
-        settings.output = "amp_out"
-        let engine = LiveEngine(chain: Chain(), settings: settings)
-        engine.start()
-        defer { engine.stop() }
-        return waitUntil(seconds: 6) { engine.status().state == .running }
-    }()
-}
