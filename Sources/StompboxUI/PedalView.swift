@@ -106,7 +106,8 @@ final class PedalView {
             addClass(footswitch, "footswitch")
             gtk_widget_set_size_request(footswitch, Int32(size), Int32(size))
             setAccessible(footswitch, name: kind.enabledParameter.spec.name)
-            gtk_widget_set_tooltip_text(footswitch, "\(kind.name): click or tap to switch on/off")
+            gtk_widget_set_tooltip_text(footswitch, kind.plugin.map { "\(kind.name) <\($0.uri)>\($0.saved == nil ? "" : ": not installed, bypassed")" }
+                                            ?? "\(kind.name): click or tap to switch on/off")
             gtk_toggle_button_set_active(cast(raw(footswitch)), store.isOn(kind.enabledParameter) ? 1 : 0)
             onSignal(raw(footswitch), "toggled") { [unowned self] in
                 guard !updating else { return }
@@ -235,13 +236,49 @@ final class PedalView {
             cairo_paint(cr)
             cairo_restore(cr)
         } else {
-            cairo_set_source_rgb(cr, 0.4, 0.4, 0.4)
-            roundedRectangle(cr, 4, 0, Double(layout.width - 8), Double(PedalLayout.height - 8), 14)
-            cairo_fill(cr)
+            drawGenericFace(cr)
         }
         drawLED(cr)
         looper?.drawBar(cr)
         if isLocked() { drawLockedOverlay(cr, width: Double(layout.width), height: Double(PedalLayout.height)) }
+    }
+
+    /// A pedal without artwork (a plugin pedal): a plain enclosure with its name under the LED;
+    /// a missing plugin says so in red; controls beyond those shown are counted.
+    private func drawGenericFace(_ cr: OpaquePointer) {
+        let width = Double(layout.width)
+        cairo_set_source_rgb(cr, kind.isMissing ? 0.3 : 0.26, 0.28, kind.isMissing ? 0.28 : 0.34)
+        roundedRectangle(cr, 4, 0, width - 8, Double(PedalLayout.height - 8), 14)
+        cairo_fill(cr)
+        cairo_select_font_face(cr, "Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD)
+        func centred(_ text: String, y: Double, size: Double) {
+            cairo_set_font_size(cr, size)
+            var extents = cairo_text_extents_t()
+            cairo_text_extents(cr, text, &extents)
+            cairo_move_to(cr, (width - extents.width) / 2 - extents.x_bearing, y)
+            cairo_show_text(cr, text)
+        }
+        // The plugin's name, cut to the face's width.
+        var name = kind.name
+        while name.count > 4 {
+            cairo_set_font_size(cr, 12)
+            var extents = cairo_text_extents_t()
+            cairo_text_extents(cr, name, &extents)
+            if extents.width <= width - 24 { break }
+            name = String(name.dropLast(2)) + "…"
+        }
+        cairo_set_source_rgb(cr, 0.95, 0.95, 0.95)
+        centred(name, y: 196, size: 12)
+        cairo_set_source_rgb(cr, 0.7, 0.75, 0.8)
+        centred("LV2", y: 214, size: 10)
+        if kind.isMissing {
+            cairo_set_source_rgb(cr, 1, 0.35, 0.3)
+            centred("MISSING: NOT INSTALLED", y: 60, size: 11)
+            centred("bypassed, kept in the preset", y: 80, size: 10)
+        } else if kind.controls.count > layout.places.count {
+            cairo_set_source_rgb(cr, 0.8, 0.8, 0.8)
+            centred("first \(layout.places.count) of \(kind.controls.count) controls (all: stompbox params)", y: 236, size: 9)
+        }
     }
 
     private func drawLED(_ cr: OpaquePointer) {
