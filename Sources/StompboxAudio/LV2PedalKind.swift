@@ -78,6 +78,10 @@ extension PedalControl {
             scale = .linear
         }
         let unit = ParameterUnit(rawValue: port.unit ?? "") ?? .none
-        self.init(port.symbol, port.name, unit, low...max(low, high), default: port.defaultValue(sampleRate: 48_000), scale)
+        // The label beside a knob is short: the port's symbol when its name is long (the full
+        // name is the parameter's name, for the readout and accessibility).
+        let label = port.name.count <= 10 || port.symbol.count >= port.name.count ? port.name : port.symbol
+        self.init(port.symbol, label, unit, low...max(low, high), default: port.defaultValue(sampleRate: 48_000), scale,
+                  name: port.name)
     }
 }

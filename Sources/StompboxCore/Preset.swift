@@ -50,13 +50,17 @@ public struct Preset: Equatable, Sendable {
     }
 
     /// True when `store` and `board` are what this preset sets (a plugin pedal: the same plugin,
-    /// switch and control values).
+    /// switch and control values, a control the preset leaves out at its default).
     public func matches(_ store: ParameterStore, board: [PedalKind]) -> Bool {
         values == store.snapshot() && self.board.count == board.count
             && zip(self.board, board).allSatisfy { mine, theirs in
-                guard let saved = mine.plugin?.saved else { return mine == theirs }
-                let now = Preset.saved(theirs, state: nil).plugin
-                return now?.uri == mine.plugin?.uri && now?.saved?.enabled == saved.enabled && now?.saved?.controls == saved.controls
+                guard let saved = mine.plugin?.saved, theirs.values != nil, !theirs.isMissing else { return mine == theirs }
+                return theirs.id == mine.id && theirs.plugin?.uri == mine.plugin?.uri
+                    && (theirs.enabledParameter.pedalValue! >= 0.5) == saved.enabled
+                    && theirs.controls.allSatisfy { p in
+                        let key = String(p.id.dropFirst(theirs.id.count + 1))
+                        return p.pedalValue == p.spec.clamp(saved.controls[key] ?? p.spec.defaultValue)
+                    }
             }
     }
 

@@ -267,6 +267,10 @@ final class PedalView {
             if extents.width <= width - 24 { break }
             name = String(name.dropLast(2)) + "…"
         }
+        // The footswitch (the artwork prints it on the other pedals; its button is see-through).
+        let (x, y) = (width / 2, Double(layout.switchY))
+        fillCircle(cr, x: x, y: y, radius: 24, light: (x - 6, y - 6, 2), gradientRadius: 26,
+                   stops: [(0, 0.95, 0.95, 0.95, 1), (1, 0.45, 0.46, 0.48, 1)])
         cairo_set_source_rgb(cr, 0.95, 0.95, 0.95)
         centred(name, y: 196, size: 12)
         cairo_set_source_rgb(cr, 0.7, 0.75, 0.8)
@@ -284,14 +288,8 @@ final class PedalView {
     private func drawLED(_ cr: OpaquePointer) {
         let x = Double(layout.ledX), y = Double(layout.ledY)
         if let (r, g, b) = ledColour {
-            let glow = cairo_pattern_create_radial(x, y, 1, x, y, 16)
-            cairo_pattern_add_color_stop_rgba(glow, 0, r, g, b, 0.9)
-            cairo_pattern_add_color_stop_rgba(glow, 0.35, r, g, b, 0.45)
-            cairo_pattern_add_color_stop_rgba(glow, 1, r, g, b, 0)
-            cairo_set_source(cr, glow)
-            cairo_arc(cr, x, y, 16, 0, 2 * .pi)
-            cairo_fill(cr)
-            cairo_pattern_destroy(glow)
+            fillCircle(cr, x: x, y: y, radius: 16, light: (x, y, 1), gradientRadius: 16,
+                       stops: [(0, r, g, b, 0.9), (0.35, r, g, b, 0.45), (1, r, g, b, 0)])
             cairo_set_source_rgb(cr, r, g, b)
             cairo_arc(cr, x, y, 5, 0, 2 * .pi)
             cairo_fill(cr)
@@ -299,13 +297,20 @@ final class PedalView {
             cairo_arc(cr, x - 1.5, y - 1.8, 1.6, 0, 2 * .pi)
             cairo_fill(cr)
         } else {
-            let lens = cairo_pattern_create_radial(x - 1.5, y - 1.5, 0.5, x, y, 5.5)
-            cairo_pattern_add_color_stop_rgb(lens, 0, 0.55, 0.22, 0.2)
-            cairo_pattern_add_color_stop_rgb(lens, 1, 0.22, 0.04, 0.04)
-            cairo_set_source(cr, lens)
-            cairo_arc(cr, x, y, 5.3, 0, 2 * .pi)
-            cairo_fill(cr)
-            cairo_pattern_destroy(lens)
+            fillCircle(cr, x: x, y: y, radius: 5.3, light: (x - 1.5, y - 1.5, 0.5), gradientRadius: 5.5,
+                       stops: [(0, 0.55, 0.22, 0.2, 1), (1, 0.22, 0.04, 0.04, 1)])
         }
+    }
+
+    /// Fills a circle with a radial gradient from a small `light` circle out to `gradientRadius`
+    /// around its centre (stops: offset, red, green, blue, alpha).
+    private func fillCircle(_ cr: OpaquePointer, x: Double, y: Double, radius: Double, light: (x: Double, y: Double, radius: Double),
+                            gradientRadius: Double, stops: [(Double, Double, Double, Double, Double)]) {
+        let pattern = cairo_pattern_create_radial(light.x, light.y, light.radius, x, y, gradientRadius)
+        for (offset, r, g, b, a) in stops { cairo_pattern_add_color_stop_rgba(pattern, offset, r, g, b, a) }
+        cairo_set_source(cr, pattern)
+        cairo_arc(cr, x, y, radius, 0, 2 * .pi)
+        cairo_fill(cr)
+        cairo_pattern_destroy(pattern)
     }
 }

@@ -257,8 +257,11 @@ public final class PedalboardWindow {
     /// Puts a plugin on the board as a new pedal, switched on; says why if it cannot start.
     private func addPlugin(_ info: LV2PluginInfo) {
         let taken = Set(engine.chain.board.map(\.id) + PedalKind.builtIn.map(\.id) + ["master"])
-        let stem = String(info.name.lowercased().prefix { $0.isLetter || $0.isNumber }.prefix(12))
-        let base = stem.isEmpty ? "lv2" : stem
+        // "x42-dpl - Digital Peak Limiter Mono" → "x42-dpl-digital"
+        let words = info.name.lowercased().split { !($0.isLetter || $0.isNumber) }
+        var base = ""
+        for word in words where base.count + word.count < 16 { base += (base.isEmpty ? "" : "-") + word }
+        if base.isEmpty { base = "lv2" }
         var id = base, n = 2
         while taken.contains(id) { id = "\(base)\(n)"; n += 1 }
         do {

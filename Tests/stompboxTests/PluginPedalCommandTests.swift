@@ -119,6 +119,20 @@ import Testing
         #expect(Preset(name: "EQ", from: again.parameters, board: board, states: again.pedalStates).matches(again.parameters, board: board))
     }
 
+    @Test(.enabled(if: fil4Installed, "x42-plugins is not installed (make deps-test)"))
+    func aPresetThatLeavesControlsOutMatchesTheirDefaults() throws {
+        let text = #"{"format":"stompbox-preset","version":3,"name":"Few","chain":[{"id":"eq4","lv2":"\#(Self.fil4)","enabled":true,"controls":{"gain":-4.5,"HighPass":1}}]}"#
+        let preset = try Preset(jsonData: Data(text.utf8))
+        let (board, notices) = PedalKind.resolvingPlugins(preset.board)
+        #expect(notices.isEmpty)
+        let store = ParameterStore()
+        preset.apply(to: store)
+        #expect(board[0].parameter("gain").pedalValue == -4.5 && board[0].parameter("HPfreq").pedalValue == 20)
+        #expect(preset.matches(store, board: board), "just recalled: not modified")
+        store.set(board[0].parameter("q2"), 2)
+        #expect(!preset.matches(store, board: board), "a knob turned: modified")
+    }
+
     static let missingPreset = """
         {"format":"stompbox-preset","version":3,"name":"Gone","chain":["overdrive",{"id":"gone","lv2":"urn:stompbox:test:not-installed",\
         "name":"Gone Fuzz","enabled":true,"controls":{"fuzz":0.75,"level":-3},"state":{"uri":"urn:stompbox:test:not-installed","controls":{},"properties":{}},"future":[1,2]},"delay"],\
