@@ -281,7 +281,7 @@ final class PedalView {
             centred("bypassed, kept in the preset", y: 80, size: 10)
         } else if kind.controls.count > layout.places.count {
             cairo_set_source_rgb(cr, 0.8, 0.8, 0.8)
-            centred("first \(layout.places.count) of \(kind.controls.count) controls (all: stompbox params)", y: 236, size: 9)
+            centred("first \(layout.places.count) of \(kind.controls.count) controls (all: --set, presets)", y: 236, size: 9)
         }
     }
 
