@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(name: "StompboxAudioTests", dependencies: ["StompboxAudio", "StompboxTestSupport"]),
         .testTarget(name: "StompboxCoreTests", dependencies: ["StompboxCore", "StompboxTestSupport"]),
         .testTarget(name: "StompboxUITests", dependencies: ["StompboxUI", "StompboxTestSupport"]),
-        .testTarget(name: "stompboxTests", dependencies: ["StompboxTestSupport", "StompboxAudio"]),
+        .testTarget(name: "stompboxTests", dependencies: ["StompboxTestSupport", "StompboxAudio", "StompboxCore"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -24,7 +24,10 @@ import Synchronization
 ///   (normally well under a block), `process` leaves its block as it came in (dry). This is
 ///   how the chain's NaN recovery works for LV2 pedals: the chain puts the dry block in place of
 ///   the NaN one and calls `reset()`; the next blocks are dry until the instance is clean again.
-public final class LV2Pedal: AudioEffect, @unchecked Sendable {
+///
+/// As a pedal on the board (`PedalKind.lv2`), its control values are the cells of its kind's
+/// `PedalValues` (so knobs, presets and `--set` reach the plugin), and it reports its latency there.
+public final class LV2Pedal: StatefulEffect, @unchecked Sendable {
     /// The plugin, as its data describes it.
     public let info: LV2PluginInfo
     public let world: LV2World
@@ -39,6 +42,11 @@ public final class LV2Pedal: AudioEffect, @unchecked Sendable {
     private let layout: LV2PortLayout
     private let controlCount: Int
     private let values: UnsafeMutablePointer<Atomic<Float>>
+    /// The kind's values holding `values` (nil: this pedal allocated them itself).
+    private let pedalValues: PedalValues?
+    /// Where the plugin's latency output is copied after each run (nil when it reports none).
+    private let latencyCell: UnsafeMutablePointer<Atomic<Float>>?
+    private let latencyOutput: Int?
     private let symbols: [String: Int]
     /// The sample rate's bits, for clamping rate-relative ports from any thread.
     private let clampRate: Atomic<UInt64>
@@ -51,11 +59,23 @@ public final class LV2Pedal: AudioEffect, @unchecked Sendable {
     private var inputs = UnsafeMutablePointer<Float>.allocate(capacity: 1)
     private var outputs = UnsafeMutablePointer<Float>.allocate(capacity: 1)
     private var portValues = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+    /// Per control: whether it glides (continuous), where to, by how much a step.
+    private let glides: UnsafeMutablePointer<Bool>
+    private let byRatio: UnsafeMutablePointer<Bool>
+    private let glideTarget: UnsafeMutablePointer<Float>
+    private let glideStep: UnsafeMutablePointer<Float>
+    /// Steps of a glide (50 ms at the instance's rate).
+    private var glideSteps = 1
+    /// The next block takes the control values as they are (a new instance).
+    private var snapControls = true
     private var scratch = UnsafeMutablePointer<Float>.allocate(capacity: 1)
 
     /// Finds the plugin, checks that it can be hosted and makes a running instance at
     /// `sampleRate` for blocks of at most `maximumBlockSize`. Not on the audio thread.
-    public init(uri: String, sampleRate: Double, maximumBlockSize: Int, world: LV2World = .shared) throws(LV2Error) {
+    /// With `values`, its controls are that object's cells after its switch, in port order (a
+    /// plugin pedal's kind made them from the same plugin).
+    public init(uri: String, sampleRate: Double, maximumBlockSize: Int, world: LV2World = .shared,
+                values external: PedalValues? = nil) throws(LV2Error) {
         precondition(sampleRate > 0 && maximumBlockSize > 0)
         let (info, layout) = try world.withPlugin(uri: uri) { _, info, layout throws(LV2Error) in (info, layout) }
         guard info.canHost else { throw .cannotHost(uri: info.uri, reasons: info.problems) }
@@ -65,10 +85,29 @@ public final class LV2Pedal: AudioEffect, @unchecked Sendable {
         self.sampleRate = sampleRate
         self.maximumBlockSize = maximumBlockSize
         controlCount = info.controls.count
-        values = .allocate(capacity: max(1, controlCount))
-        for (i, control) in info.controls.enumerated() {
-            (values + i).initialize(to: Atomic(control.defaultValue(sampleRate: sampleRate)))
+        pedalValues = external
+        if let external {
+            precondition(external.specs.count == controlCount + 1, "values of another plugin")
+            values = external.cell(at: 0) + 1
+            latencyCell = external.latencyCell
+        } else {
+            values = .allocate(capacity: max(1, controlCount))
+            for (i, control) in info.controls.enumerated() {
+                (values + i).initialize(to: Atomic(control.defaultValue(sampleRate: sampleRate)))
+            }
+            latencyCell = nil
         }
+        latencyOutput = layout.latencyOutput
+        glides = .allocate(capacity: max(1, controlCount))
+        glideTarget = .allocate(capacity: max(1, controlCount))
+        glideStep = .allocate(capacity: max(1, controlCount))
+        byRatio = .allocate(capacity: max(1, controlCount))
+        for (i, control) in info.controls.enumerated() {
+            (glides + i).initialize(to: !(control.isToggle || control.isInteger || control.isEnumeration))
+            (byRatio + i).initialize(to: control.isLogarithmic && control.minimum > 0)
+        }
+        glideTarget.initialize(repeating: 0, count: max(1, controlCount))
+        glideStep.initialize(repeating: 0, count: max(1, controlCount))
         symbols = Dictionary(info.controls.enumerated().map { ($1.symbol, $0) }) { first, _ in first }
         clampRate = Atomic(sampleRate.bitPattern)
         // On failure deinit frees what was made (every stored property is set by now).
@@ -78,8 +117,14 @@ public final class LV2Pedal: AudioEffect, @unchecked Sendable {
     deinit {
         tearDown()
         freeBuffers()
-        values.deinitialize(count: controlCount)
-        values.deallocate()
+        if pedalValues == nil {
+            values.deinitialize(count: controlCount)
+            values.deallocate()
+        }
+        glides.deallocate()
+        byRatio.deallocate()
+        glideTarget.deallocate()
+        glideStep.deallocate()
     }
 
     // MARK: AudioEffect
@@ -118,21 +163,60 @@ public final class LV2Pedal: AudioEffect, @unchecked Sendable {
 
     /// Runs the plugin over `block` in place, in pieces of at most the instance's block limit.
     /// Audio thread: reads the controls once, copies, runs; nothing is allocated or locked.
+    ///
+    /// A continuous control that changes (not a toggle, whole number or enumeration) glides to
+    /// its new value over 50 ms, in steps of 32 frames, the plugin run once per step: most
+    /// plugins take a control as it comes, and a knob jumped end to end would click. The first
+    /// block after the instance is made takes the values as they are (as a reference host does).
     public func process(_ block: UnsafeMutableBufferPointer<Float>) {
         guard let host, let base = block.baseAddress else { return }
-        for i in 0..<controlCount { portValues[i] = values[i].load(ordering: .relaxed) }
-        let limit = blockLimit
+        var ramping = false
+        for i in 0..<controlCount {
+            let target = values[i].load(ordering: .relaxed)
+            if snapControls || !glides[i] {
+                portValues[i] = target
+                glideTarget[i] = target
+                continue
+            }
+            if target != glideTarget[i] {
+                glideTarget[i] = target
+                // A logarithmic control glides by equal ratios (its step is a ratio), others by equal steps.
+                glideStep[i] = byRatio[i] && portValues[i] > 0 && target > 0
+                    ? pow(target / portValues[i], 1 / Float(glideSteps))
+                    : (target - portValues[i]) / Float(glideSteps)
+            }
+            ramping = ramping || portValues[i] != target
+        }
+        snapControls = false
+        let stride = blockLimit
         var offset = 0
         while offset < block.count {
-            let frames = min(limit, block.count - offset)
+            if ramping { ramping = advanceGlides() }
+            let frames = min(ramping ? min(stride, LV2Pedal.glideFrames) : stride, block.count - offset)
             for input in 0..<inputCount {
-                (inputs + input * limit).update(from: base + offset, count: frames)
+                (inputs + input * stride).update(from: base + offset, count: frames)
             }
             // Paused (a reset or restore under way): the rest of the block stays dry.
             if clv2_host_run(host, UInt32(frames)) == 0 { return }
             (base + offset).update(from: outputs, count: frames)
             offset += frames
         }
+        if let latencyCell, let latencyOutput { latencyCell.pointee.store(scratch[latencyOutput], ordering: .relaxed) }
+    }
+
+    /// Frames per step of a gliding control.
+    private static let glideFrames = 32
+
+    /// Moves each gliding control one step; true while any has not arrived.
+    private func advanceGlides() -> Bool {
+        var moving = false
+        for i in 0..<controlCount where glides[i] && portValues[i] != glideTarget[i] {
+            let target = glideTarget[i], current = portValues[i]
+            let next = byRatio[i] && current > 0 && target > 0 ? current * glideStep[i] : current + glideStep[i]
+            portValues[i] = (current < target && next < target) || (current > target && next > target) ? next : target
+            moving = moving || portValues[i] != target
+        }
+        return moving
     }
 
     // MARK: Controls
@@ -202,6 +286,22 @@ public final class LV2Pedal: AudioEffect, @unchecked Sendable {
         guard status == 0 else { throw .stateFailed(uri: info.uri, operation: "restore", status: Int(status)) }
     }
 
+    /// `saveState()` as JSON text (its property values in base64), for a preset. Not on the audio thread.
+    public func stateJSON() -> String? {
+        guard let state = try? saveState(), let data = try? JSONEncoder().encode(state) else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Restores the plugin's own properties from a state `stateJSON()` wrote; its controls stay
+    /// as they are (a pedal's control values live in its parameters). Not on the audio thread.
+    public func restoreProperties(json: String) throws(LV2Error) {
+        guard var state = try? JSONDecoder().decode(LV2PedalState.self, from: Data(json.utf8)) else {
+            throw .stateFailed(uri: info.uri, operation: "restore (the saved state is not readable)", status: -1)
+        }
+        state.controls = [:]
+        try restoreState(state)
+    }
+
     // MARK: Diagnostics (tests)
 
     /// True while the plugin is paused by a reset or restore that is not finished yet.
@@ -240,6 +340,8 @@ public final class LV2Pedal: AudioEffect, @unchecked Sendable {
 
         freeBuffers()
         blockLimit = limit
+        glideSteps = max(1, Int((0.05 * sampleRate / Double(LV2Pedal.glideFrames)).rounded()))
+        snapControls = true
         inputCount = layout.audioInputs.count
         inputs = .allocate(capacity: max(1, inputCount * limit))
         inputs.initialize(repeating: 0, count: max(1, inputCount * limit))

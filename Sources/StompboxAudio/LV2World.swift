@@ -161,6 +161,9 @@ public final class LV2World: @unchecked Sendable {
                 problems.append("its port '\(symbol)' is of a kind Stompbox cannot connect (only audio, control, CV and atom ports)")
             }
         }
+        if lilv_plugin_has_latency(plugin) {
+            layout.latencyOutput = layout.controlOutputs.firstIndex(of: lilv_plugin_get_latency_port_index(plugin))
+        }
         if layout.audioInputs.isEmpty { problems.append("it has no audio input") }
         if layout.audioOutputs.isEmpty { problems.append("it has no audio output") }
 
@@ -297,6 +300,8 @@ struct LV2PortLayout {
     var atomOutputs: [UInt32] = []
     /// Optional ports of other kinds, left unconnected (NULL).
     var unconnected: [UInt32] = []
+    /// Where in `controlOutputs` the plugin reports its latency in samples (lv2:reportsLatency).
+    var latencyOutput: Int?
 }
 
 /// The URIs the world's queries need, made once.

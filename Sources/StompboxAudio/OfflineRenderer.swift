@@ -4,7 +4,8 @@ import StompboxDSP
 /// Everything a render does besides the audio: the starting parameter values, the actions at
 /// times, and the tail of silence fed in after the input so echoes and reverb can ring out.
 public struct RenderPlan: Equatable, Sendable {
-    /// One value per `Parameter`, in table order (`ParameterStore.snapshot()` form).
+    /// One value per `Parameter`, in table order (`ParameterStore.snapshot()` form). Plugin
+    /// pedals on the board keep their values in their kinds.
     public var parameters: [Float]
     /// Applied in time order; actions at the same time in the order given.
     public var actions: [RenderAction]
@@ -23,8 +24,10 @@ public struct RenderPlan: Equatable, Sendable {
     }
 
     public subscript(_ p: Parameter) -> Float {
-        get { parameters[p.rawValue] }
-        set { parameters[p.rawValue] = p.spec.clamp(newValue) }
+        get { p.pedalValue ?? parameters[p.rawValue] }
+        set {
+            if p.isInTable { parameters[p.rawValue] = p.spec.clamp(newValue) } else { p.setPedalValue(newValue) }
+        }
     }
 
     /// The longest tail accepted (an hour of silence is already more than any reverb needs).
@@ -34,6 +37,7 @@ public struct RenderPlan: Equatable, Sendable {
     /// assignment in time order. The single place to ask "may this be switched on?".
     public var parameterWrites: [ParameterAssignment] {
         Parameter.allCases.map { ParameterAssignment($0, parameters[$0.rawValue]) }
+            + board.filter { $0.values != nil }.flatMap { $0.parameters.map { ParameterAssignment($0, $0.pedalValue!) } }
             + sortedActions.compactMap { if case .set(let a) = $0.kind { a } else { nil } }
     }
 

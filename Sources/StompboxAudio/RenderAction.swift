@@ -12,13 +12,14 @@ public struct ParameterAssignment: Equatable, Sendable, CustomStringConvertible 
         self.value = value
     }
 
-    /// Parses `delay.time_ms=500`, `reverb.enabled=on`, `tremolo.shape=square`.
-    public init(parsing text: String) throws(RenderActionError) {
+    /// Parses `delay.time_ms=500`, `reverb.enabled=on`, `tremolo.shape=square`; with `board`, also
+    /// the parameters of its plugin pedals (`fil.gain=3`).
+    public init(parsing text: String, board: [PedalKind] = []) throws(RenderActionError) {
         guard let eq = text.firstIndex(of: "=") else { throw .notAnAssignment(text) }
         let id = text[..<eq].trimmingCharacters(in: .whitespaces)
         let valueText = String(text[text.index(after: eq)...])
         do throws(ParameterError) {
-            let p = try Parameter.named(id)
+            let p = try PedalKind.parameter(named: id, on: board)
             guard !valueText.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw .badValue(id: id, value: valueText, expected: RenderActionError.expectation(for: p.spec))
             }
@@ -50,7 +51,8 @@ public struct RenderAction: Equatable, Sendable, CustomStringConvertible {
         self.kind = kind
     }
 
-    public init(parsing text: String) throws(RenderActionError) {
+    /// With `board`, its plugin pedals' parameters can be set too.
+    public init(parsing text: String, board: [PedalKind] = []) throws(RenderActionError) {
         guard let colon = text.firstIndex(of: ":") else { throw .notAnAction(text) }
         let timeText = text[..<colon].trimmingCharacters(in: .whitespaces)
         let actionText = String(text[text.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
@@ -61,7 +63,7 @@ public struct RenderAction: Equatable, Sendable, CustomStringConvertible {
             guard let action = LooperAction(rawValue: name) else { throw .unknownAction(actionText) }
             self.init(time: time, .looper(action))
         } else if actionText.contains("=") {
-            self.init(time: time, .set(try ParameterAssignment(parsing: actionText)))
+            self.init(time: time, .set(try ParameterAssignment(parsing: actionText, board: board)))
         } else {
             throw .unknownAction(actionText)
         }

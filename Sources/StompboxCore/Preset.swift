@@ -9,9 +9,18 @@ import StompboxDSP
 /// Ids left out take their defaults; a version-1 file (no `chain`) has the seven pedals of its
 /// day in the classic order (`PedalKind.classic`). An unknown id or pedal, a pedal twice, a value of the wrong type or out of
 /// range, or a newer version is an error that names it. Nothing is clamped silently.
+///
+/// Version 3 (written only when the board has a plugin pedal) adds plugin pedals to `chain` as
+/// objects: `{"id":"fil","lv2":"<plugin URI>","name":"…","enabled":true,"controls":{"<symbol>":0.5,…},"state":{…}}`
+/// (`state`: the plugin's `LV2PedalState`, when it has one). A preset holds them as
+/// `PedalKind.saved` pedals (read below the layer that finds plugins);
+/// `PedalKind.resolvingPlugins` makes them live, and one whose plugin is missing is written back
+/// as it was read.
 public struct Preset: Equatable, Sendable {
     public static let format = "stompbox-preset"
-    public static let version = 2
+    public static let version = 3
+    /// The version written when no plugin pedal is on the board (readers before plugins read it).
+    static let versionWithoutPlugins = 2
 
     public var name: String
     /// One value per `Parameter`, in table order.
@@ -26,22 +35,75 @@ public struct Preset: Equatable, Sendable {
         board = PedalKind.builtIn
     }
 
-    /// The store's current values and a board.
-    public init(name: String, from store: ParameterStore, board: [PedalKind] = PedalKind.builtIn) {
+    /// The store's current values and a board; its plugin pedals are saved as they stand now,
+    /// with `states` (their plugins' own state as JSON text, by pedal id: `Chain.pedalStates`).
+    public init(name: String, from store: ParameterStore, board: [PedalKind] = PedalKind.builtIn, states: [String: String] = [:]) {
         self.name = name
         values = store.snapshot()
-        self.board = board
+        self.board = board.map { Preset.saved($0, state: states[$0.id]) }
     }
 
-    /// Puts `board` in the preset (a pedal twice is an error).
-    public mutating func setBoard(_ board: [PedalKind]) throws(PresetError) {
+    /// Puts `board` in the preset (a pedal twice is an error); its plugin pedals as they stand now.
+    public mutating func setBoard(_ board: [PedalKind], states: [String: String] = [:]) throws(PresetError) {
         do { try PedalKind.checkDistinct(board) } catch { throw .pedal(error) }
-        self.board = board
+        self.board = board.map { Preset.saved($0, state: states[$0.id]) }
     }
 
-    /// True when `store` and `board` are what this preset sets.
+    /// True when `store` and `board` are what this preset sets (a plugin pedal: the same plugin,
+    /// switch and control values, a control the preset leaves out at its default).
     public func matches(_ store: ParameterStore, board: [PedalKind]) -> Bool {
-        values == store.snapshot() && self.board == board
+        values == store.snapshot() && self.board.count == board.count
+            && zip(self.board, board).allSatisfy { mine, theirs in
+                guard let saved = mine.plugin?.saved, theirs.values != nil, !theirs.isMissing else { return mine == theirs }
+                return theirs.id == mine.id && theirs.plugin?.uri == mine.plugin?.uri
+                    && (theirs.enabledParameter.pedalValue! >= 0.5) == saved.enabled
+                    && theirs.controls.allSatisfy { p in
+                        let key = String(p.id.dropFirst(theirs.id.count + 1))
+                        return p.pedalValue == p.spec.clamp(saved.controls[key] ?? p.spec.defaultValue)
+                    }
+            }
+    }
+
+    /// A plugin pedal as a preset keeps it: its switch, controls and state now, and its entry.
+    /// Built-in pedals and pedals already saved are returned as they are.
+    static func saved(_ kind: PedalKind, state: String?) -> PedalKind {
+        guard let plugin = kind.plugin, plugin.saved == nil else { return kind }
+        var controlsJSON: [String: JSONValue] = [:]
+        for p in kind.controls { controlsJSON[String(p.id.dropFirst(kind.id.count + 1))] = .shortest(p.pedalValue!) }
+        let enabled = kind.enabledParameter.pedalValue! >= 0.5
+        var entry: [String: JSONValue] = [
+            "id": .string(kind.id), "lv2": .string(plugin.uri), "name": .string(kind.name),
+            "enabled": .bool(enabled), "controls": .object(controlsJSON),
+        ]
+        if let state, let value = try? JSONValue.parse(Data(state.utf8)) { entry["state"] = value }
+        // Read as a file's entry would be, so that reading the file back gives the same pedal
+        // (the entry is well formed: it cannot fail).
+        return (try? Preset.plugin(.object(entry))) ?? kind
+    }
+
+    /// A plugin pedal's `chain` entry: read into a saved pedal that keeps it verbatim.
+    private static func plugin(_ item: JSONValue) throws(PresetError) -> PedalKind {
+        guard case .object(let fields) = item else { throw .wrongType(field: "chain", expected: "pedal ids or plugin pedal objects, found \(item.kindName)") }
+        guard case .string(let id)? = fields["id"] else { throw .missingField("chain: a plugin pedal's id") }
+        guard case .string(let uri)? = fields["lv2"] else { throw .missingField("chain: \(id): lv2 (the plugin's URI)") }
+        var name = uri
+        if case .string(let n)? = fields["name"] { name = n }
+        var enabled = false
+        if let value = fields["enabled"] {
+            guard case .bool(let b) = value else { throw .wrongType(field: "\(id).enabled", expected: "true or false, found \(value.kindName)") }
+            enabled = b
+        }
+        var controls: [String: Float] = [:]
+        if let value = fields["controls"] {
+            guard case .object(let entries) = value else { throw .wrongType(field: "\(id).controls", expected: "an object") }
+            for (symbol, v) in entries {
+                guard case .number(let n) = v, n.isFinite else { throw .wrongType(field: "\(id).\(symbol)", expected: "a number, found \(v.kindName)") }
+                controls[symbol] = Float(n)
+            }
+        }
+        let state = fields["state"].map { String(decoding: $0.serialized(), as: UTF8.self) }
+        let entry = String(decoding: item.serialized(), as: UTF8.self)
+        return .saved(id: id, uri: uri, SavedPlugin(name: name, enabled: enabled, controls: controls, state: state, entry: entry))
     }
 
     public subscript(_ p: Parameter) -> Float {
@@ -74,9 +136,12 @@ public struct Preset: Equatable, Sendable {
     public var json: JSONValue {
         .object([
             "format": .string(Preset.format),
-            "version": .number(Double(Preset.version)),
+            "version": .number(Double(board.contains { $0.plugin != nil } ? Preset.version : Preset.versionWithoutPlugins)),
             "name": .string(name),
-            "chain": .array(board.map { .string($0.id) }),
+            "chain": .array(board.map { kind in
+                guard let entry = kind.plugin?.saved?.entry, let value = try? JSONValue.parse(Data(entry.utf8)) else { return .string(kind.id) }
+                return value
+            }),
             "parameters": parametersJSON,
         ])
     }
@@ -107,7 +172,12 @@ public struct Preset: Equatable, Sendable {
             guard case .array(let items) = chain else { throw .wrongType(field: "chain", expected: "a list of pedal ids") }
             var kinds: [PedalKind] = []
             for item in items {
-                guard case .string(let id) = item else { throw .wrongType(field: "chain", expected: "a list of pedal ids, found \(item.kindName)") }
+                guard case .string(let id) = item else {
+                    let plugin = try Preset.plugin(item)
+                    guard PedalKind(id: plugin.id) == nil else { throw .pedal(.duplicate(plugin.id)) }
+                    kinds.append(plugin)
+                    continue
+                }
                 do { kinds.append(try PedalKind.named(id)) } catch { throw .pedal(error) }
             }
             try setBoard(kinds)

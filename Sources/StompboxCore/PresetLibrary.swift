@@ -88,11 +88,13 @@ public final class PresetLibrary {
     }
 
     /// Stores the live setup into `slot`, keeping the slot's name unless `name` is given.
-    public func save(from store: ParameterStore, board: [PedalKind], into slot: Int, name: String? = nil) throws(PresetLibraryError) {
+    /// `states`: the plugin pedals' own states by pedal id (`Chain.pedalStates`).
+    public func save(from store: ParameterStore, board: [PedalKind], states: [String: String] = [:], into slot: Int,
+                     name: String? = nil) throws(PresetLibraryError) {
         try check(slot)
         let newName = try name.map { (n: String) throws(PresetLibraryError) -> String in try PresetLibrary.validName(n) }
         try change { bank throws(PresetLibraryError) in
-            bank[slot] = Preset(name: newName ?? bank[slot].name, from: store, board: board)
+            bank[slot] = Preset(name: newName ?? bank[slot].name, from: store, board: board, states: states)
         }
     }
 

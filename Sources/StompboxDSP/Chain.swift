@@ -25,7 +25,8 @@ public final class Chain {
     /// in at its next block.
     public private(set) var board: [PedalKind]
     /// Every pedal that has been on the board: a pedal taken off and put back keeps its loop.
-    private var instances: [String: AudioEffect] = [:]
+    /// (A plugin pedal taken off is let go: its kind is of its own and does not come back.)
+    private var instances: [PedalKind: AudioEffect] = [:]
 
     /// The board the audio thread plays (+1 retained, owned by the audio side).
     private var active: Unmanaged<Board>
@@ -58,7 +59,7 @@ public final class Chain {
         meters = controls.meters
         self.board = board
         let effects = board.map { $0.makeEffect(controls) }
-        for (kind, effect) in zip(board, effects) { instances[kind.id] = effect }
+        for (kind, effect) in zip(board, effects) { instances[kind] = effect }
         let first = Board(kinds: board, effects: effects, entering: [])
         active = Unmanaged.passRetained(first)
         activeSlots = first.slots
@@ -82,8 +83,10 @@ public final class Chain {
         collectRetiredBoard()
         // The same board again (a preset recalled that has it): nothing to hand over.
         guard kinds != board else { return }
-        let entering = Set(kinds.map(\.id)).subtracting(board.map(\.id))
+        let entering = Set(kinds).subtracting(board)
         let next = Board(kinds: kinds, effects: kinds.map(effect), entering: entering)
+        // The board handed over (and the one playing until then) keep their pedals alive.
+        instances = instances.filter { $0.key.values == nil || kinds.contains($0.key) }
         if maximumBlockSize > 0 { next.prepare(sampleRate: sampleRate, parameters: parameters) }
         board = kinds
         let old = pending.exchange(UInt(bitPattern: Unmanaged.passRetained(next).toOpaque()), ordering: .acquiringAndReleasing)
@@ -142,18 +145,27 @@ public final class Chain {
     }
 
     /// The pedals on the board in signal order. Not for the audio thread (builds an array).
-    public var effects: [AudioEffect] { board.map { instances[$0.id]! } }
+    public var effects: [AudioEffect] { board.map { instances[$0]! } }
 
     /// The DSP of `kind`, made (and prepared) if it was never on the board. Not on the audio thread.
     public func effect(_ kind: PedalKind) -> AudioEffect {
-        if let effect = instances[kind.id] { return effect }
+        if let effect = instances[kind] { return effect }
         let effect = kind.makeEffect(controls)
         if maximumBlockSize > 0 { effect.prepare(sampleRate: sampleRate, maximumBlockSize: maximumBlockSize) }
-        instances[kind.id] = effect
+        instances[kind] = effect
         return effect
     }
 
-    /// The delay the pedals on the board add, in samples (the overdrive's oversampling filters).
+    /// The states of the plugin pedals on the board that have one, as JSON text by pedal id (for
+    /// a preset). Not on the audio thread.
+    public var pedalStates: [String: String] {
+        var states: [String: String] = [:]
+        for kind in board { if let effect = instances[kind] as? StatefulEffect { states[kind.id] = effect.stateJSON() } }
+        return states
+    }
+
+    /// The delay the pedals on the board add, in samples (the overdrive's oversampling filters,
+    /// what plugin pedals report).
     public var latencySamples: Double { board.reduce(0) { $0 + $1.latency(sampleRate) } }
 
     /// The output peak (linear) of the last `process` call, as the limiter measured it.
@@ -280,14 +292,17 @@ private enum BoardFade { case none, out, swap, `in` }
 final class Board {
     let slots: UnsafeMutablePointer<BoardSlot>
     let count: Int
+    /// Keeps plugin pedals' values (their switches' cells) alive; not touched on the audio thread.
+    private let kinds: [PedalKind]
 
-    /// `entering`: the ids of pedals that were not on the board before (reset when it takes over).
-    init(kinds: [PedalKind], effects: [AudioEffect], entering: Set<String>) {
+    /// `entering`: the pedals that were not on the board before (reset when it takes over).
+    init(kinds: [PedalKind], effects: [AudioEffect], entering: Set<PedalKind>) {
+        self.kinds = kinds
         count = kinds.count
         slots = .allocate(capacity: max(1, count))
         for (i, kind) in kinds.enumerated() {
             (slots + i).initialize(to: BoardSlot(effect: effects[i], slot: PedalSlot(kind.enabledParameter, resetsWhenSwitchedOn: kind.resetsWhenSwitchedOn),
-                                                 entering: entering.contains(kind.id)))
+                                                 entering: entering.contains(kind)))
         }
     }
 

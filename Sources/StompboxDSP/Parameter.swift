@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 public enum ParameterUnit: String, Sendable {
     case none = ""
@@ -148,11 +149,16 @@ public enum ParameterError: Error, Equatable, CustomStringConvertible {
     case unknownID(String)
     case badValue(id: String, value: String, expected: String)
     case outOfRange(id: String, value: Float, minimum: Float, maximum: Float)
+    /// A plugin pedal on the board has no control with this key (its port symbol).
+    case unknownControl(id: String, plugin: String, controls: [String])
 
     public var description: String {
         switch self {
         case .unknownID(let id):
             "unknown parameter '\(id)' (see 'stompbox params' for the list)"
+        case .unknownControl(let id, let plugin, let controls):
+            "unknown parameter '\(id)': the LV2 plugin <\(plugin)> has no control port '\(id.split(separator: ".", maxSplits: 1).last ?? "")'"
+                + (controls.isEmpty ? " (it has no controls)" : " (its controls: \(controls.joined(separator: ", ")))")
         case .badValue(let id, let value, let expected):
             "bad value '\(value)' for \(id): expected \(expected)"
         case .outOfRange(let id, let value, let minimum, let maximum):
@@ -164,13 +170,47 @@ public enum ParameterError: Error, Equatable, CustomStringConvertible {
 /// A parameter of the table: the master gains, then each registered pedal's parameters in
 /// registry order (`PedalKind.builtIn`). The raw value indexes `ParameterStore`. Each pedal
 /// names its own parameters next to its DSP (`Parameter.delayTime` in Delay.swift).
-public struct Parameter: Hashable, Sendable, CaseIterable, CustomStringConvertible {
+///
+/// A plugin pedal's parameters cannot be in the static table: such a `Parameter` names a cell of
+/// its kind's `PedalValues` instead (`isInTable` is false), and `ParameterStore` reads and
+/// writes that cell. It is valid while its `PedalKind` lives (the chain's board, a render plan or
+/// a window's pedal keeps it).
+public struct Parameter: Hashable, @unchecked Sendable, CaseIterable, CustomStringConvertible {
+    /// Its index in the table; for a plugin pedal's parameter, -1 minus its index in its kind's specs.
     public let rawValue: Int
+    /// A plugin pedal's parameter: its cell (read on the audio thread without counting references)
+    /// and the values that hold it.
+    let cell: UnsafeMutablePointer<Atomic<Float>>?
+    private let owner: Unmanaged<PedalValues>?
 
     public init?(rawValue: Int) {
         guard Parameter.table.indices.contains(rawValue) else { return nil }
         self.rawValue = rawValue
+        cell = nil
+        owner = nil
     }
+
+    /// The parameter at `index` of a plugin pedal's own values.
+    init(_ owner: PedalValues, _ index: Int) {
+        rawValue = -1 - index
+        cell = owner.cell(at: index)
+        self.owner = Unmanaged.passUnretained(owner)
+    }
+
+    /// False for a plugin pedal's parameter, which lives in its kind, not in a `ParameterStore`.
+    public var isInTable: Bool { cell == nil }
+
+    /// A plugin pedal's parameter's value (nil for a table parameter: that lives in a `ParameterStore`).
+    public var pedalValue: Float? { cell?.pointee.load(ordering: .relaxed) }
+
+    /// Sets a plugin pedal's parameter, clamped (a table parameter is set through a `ParameterStore`).
+    public func setPedalValue(_ value: Float) {
+        precondition(!isInTable, "\(id) lives in a ParameterStore")
+        cell!.pointee.store(spec.clamp(value), ordering: .relaxed)
+    }
+
+    public static func == (a: Parameter, b: Parameter) -> Bool { a.rawValue == b.rawValue && a.cell == b.cell }
+    public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 
     /// The table, built once from the master gains and the pedal registry.
     public static let table: [ParameterSpec] = [
@@ -182,18 +222,25 @@ public struct Parameter: Hashable, Sendable, CaseIterable, CustomStringConvertib
 
     public static let allCases: [Parameter] = table.indices.map { Parameter(index: $0) }
 
-    private init(index: Int) { rawValue = index }
+    private init(index: Int) {
+        rawValue = index
+        cell = nil
+        owner = nil
+    }
 
     public static let inputGain = Parameter(index: 0)
     public static let outputGain = Parameter(index: 1)
 
-    public var spec: ParameterSpec { Parameter.table[rawValue] }
+    public var spec: ParameterSpec {
+        guard let owner else { return Parameter.table[rawValue] }
+        return owner._withUnsafeGuaranteedRef { $0.specs[-1 - rawValue] }
+    }
     public var id: String { spec.id }
     public var description: String { id }
 
     public init?(id: String) {
         guard let i = Parameter.table.firstIndex(where: { $0.id == id }) else { return nil }
-        rawValue = i
+        self.init(index: i)
     }
 
     /// Looks an id up, throwing an error that names it.

@@ -21,15 +21,21 @@ public final class ParameterStore: @unchecked Sendable {
         values.deallocate()
     }
 
+    /// Where `p` lives: this store's cell, or its plugin pedal's own.
+    @inline(__always)
+    private func cell(_ p: Parameter) -> UnsafeMutablePointer<Atomic<Float>> {
+        p.cell ?? values + p.rawValue
+    }
+
     /// Audio thread safe: one relaxed atomic load.
     @inline(__always)
     public func load(_ p: Parameter) -> Float {
-        values[p.rawValue].load(ordering: .relaxed)
+        cell(p).pointee.load(ordering: .relaxed)
     }
 
     /// Stores a value clamped to the parameter's range.
     public func set(_ p: Parameter, _ value: Float) {
-        values[p.rawValue].store(p.spec.clamp(value), ordering: .relaxed)
+        cell(p).pointee.store(p.spec.clamp(value), ordering: .relaxed)
         changes.add(1, ordering: .releasing)
     }
 
@@ -43,7 +49,7 @@ public final class ParameterStore: @unchecked Sendable {
     /// How many writes so far; compare two readings to see whether anything changed.
     public var changeCount: UInt64 { changes.load(ordering: .acquiring) }
 
-    /// Every parameter's current value, in table order.
+    /// Every parameter's current value, in table order (plugin pedals keep theirs in their kinds).
     public func snapshot() -> [Float] {
         Parameter.allCases.map { load($0) }
     }

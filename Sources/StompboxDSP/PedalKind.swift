@@ -18,6 +18,11 @@ public struct PedalKind: Sendable, Hashable, CustomStringConvertible {
     /// How many samples its output lags its input, at a sample rate.
     public let latency: @Sendable (Double) -> Double
     public let face: PedalFace
+    /// For a plugin pedal: the plugin it stands for (nil for a built-in pedal).
+    public let plugin: PluginSource?
+    /// For a plugin pedal: the live values of its parameters, which the static table cannot hold.
+    /// Each plugin pedal made is a kind of its own, with its own values.
+    public let values: PedalValues?
     private let make: @Sendable (EngineControls) -> AudioEffect
 
     /// `controls` are the pedal's own parameters, without the on/off switch, which every pedal has.
@@ -26,13 +31,39 @@ public struct PedalKind: Sendable, Hashable, CustomStringConvertible {
                 make: @escaping @Sendable (EngineControls) -> AudioEffect) {
         self.id = id
         self.name = name
-        let enabled = ParameterSpec(id: "\(id).enabled", pedal: id, name: "\(name) On", shortName: "On", unit: .none,
-                                    minimum: 0, maximum: 1, defaultValue: 0, scale: .toggle)
-        parameterSpecs = [enabled] + controls.map { $0.spec(pedal: id, pedalName: name) }
+        parameterSpecs = PedalKind.specs(id: id, name: name, controls: controls)
         self.resetsWhenSwitchedOn = resetsWhenSwitchedOn
         self.latency = latency
         self.face = face
+        plugin = nil
+        values = nil
         self.make = make
+    }
+
+    /// A plugin pedal: its parameters live in its own `PedalValues` (handed to `make`), its
+    /// latency is what its DSP last reported there, and it is laid out as rows of controls.
+    /// Switching it on does not clear it: a plugin is cleared only by deactivating and
+    /// activating it off the audio thread, which leaves it dry meanwhile (a gap in the effect
+    /// each time it is switched on); it resumes where it stopped instead.
+    public init(id: String, name: String, controls: [PedalControl], plugin: PluginSource,
+                make: @escaping @Sendable (PedalValues) -> AudioEffect) {
+        self.id = id
+        self.name = name
+        let specs = PedalKind.specs(id: id, name: name, controls: controls)
+        parameterSpecs = specs
+        resetsWhenSwitchedOn = false
+        let values = PedalValues(specs: specs)
+        self.values = values
+        latency = { _ in values.reportedLatency }
+        face = PedalFace.generic(controls: controls.count)
+        self.plugin = plugin
+        self.make = { _ in make(values) }
+    }
+
+    private static func specs(id: String, name: String, controls: [PedalControl]) -> [ParameterSpec] {
+        let enabled = ParameterSpec(id: "\(id).enabled", pedal: id, name: "\(name) On", shortName: "On", unit: .none,
+                                    minimum: 0, maximum: 1, defaultValue: 0, scale: .toggle)
+        return [enabled] + controls.map { $0.spec(pedal: id, pedalName: name) }
     }
 
     /// The registry: every built-in pedal, in the order of a new board.
@@ -46,19 +77,20 @@ public struct PedalKind: Sendable, Hashable, CustomStringConvertible {
         self = kind
     }
 
-    /// Looks a pedal up by id, throwing an error that names it.
-    public static func named(_ id: String) throws(PedalError) -> PedalKind {
-        guard let kind = PedalKind(id: id) else { throw .unknownPedal(id) }
+    /// Looks a pedal up by id among the built-in ones and `others` (plugin pedals already made),
+    /// throwing an error that names it.
+    public static func named(_ id: String, among others: [PedalKind] = []) throws(PedalError) -> PedalKind {
+        guard let kind = others.first(where: { $0.id == id }) ?? PedalKind(id: id) else { throw .unknownPedal(id) }
         return kind
     }
 
     /// A board as the command line writes it: pedal ids separated by commas, in signal order
-    /// ("overdrive,delay"; an empty text is an empty board).
-    public static func board(parsing text: String) throws(PedalError) -> [PedalKind] {
+    /// ("overdrive,delay"; an empty text is an empty board). `others` are plugin pedals it may name.
+    public static func board(parsing text: String, among others: [PedalKind] = []) throws(PedalError) -> [PedalKind] {
         let ids = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         if ids == [""] { return [] }
         var board: [PedalKind] = []
-        for id in ids { board.append(try named(id)) }
+        for id in ids { board.append(try named(id, among: others)) }
         try checkDistinct(board)
         return board
     }
@@ -75,24 +107,100 @@ public struct PedalKind: Sendable, Hashable, CustomStringConvertible {
         throw .notOnBoard(pedal: pedal, parameter: parameter.id)
     }
 
+    /// A parameter by id: one of the table's, else one of a plugin pedal on `board`. An id of a
+    /// plugin pedal that has no such control is an error naming the plugin and its controls.
+    public static func parameter(named id: String, on board: [PedalKind]) throws(ParameterError) -> Parameter {
+        if let p = Parameter(id: id) { return p }
+        for kind in board where kind.values != nil && id.hasPrefix(kind.id + ".") {
+            if let p = kind.parameterIfAny(String(id.dropFirst(kind.id.count + 1))) { return p }
+            throw .unknownControl(id: id, plugin: kind.plugin?.uri ?? kind.id, controls: kind.parameterSpecs.dropFirst().map(\.id))
+        }
+        throw .unknownID(id)
+    }
+
     /// A new instance of its DSP (not prepared). Not on the audio thread.
     public func makeEffect(_ controls: EngineControls) -> AudioEffect { make(controls) }
 
     /// Its `<id>.enabled` switch.
     public var enabledParameter: Parameter { parameter("enabled") }
 
+    /// Every parameter, its switch first, in table order.
+    public var parameters: [Parameter] { parameterSpecs.indices.map(parameter(at:)) }
+
     /// Its knobs, sliders and switches (everything but its on/off switch), in table order.
-    public var controls: [Parameter] { parameterSpecs.dropFirst().map { Parameter(id: $0.id)! } }
+    public var controls: [Parameter] { Array(parameters.dropFirst()) }
 
     /// One of its parameters by its own name ("time_ms" for `delay.time_ms`).
     public func parameter(_ key: String) -> Parameter {
-        guard let p = Parameter(id: "\(id).\(key)") else { preconditionFailure("\(id) has no parameter \(key)") }
+        guard let p = parameterIfAny(key) else { preconditionFailure("\(id) has no parameter \(key)") }
         return p
     }
 
+    /// One of its parameters by its own name, or nil.
+    public func parameterIfAny(_ key: String) -> Parameter? {
+        parameterSpecs.firstIndex { $0.id == "\(id).\(key)" }.map(parameter(at:))
+    }
+
+    private func parameter(at index: Int) -> Parameter {
+        if let values { return Parameter(values, index) }
+        return Parameter(id: parameterSpecs[index].id)!
+    }
+
+    /// True for a plugin pedal whose plugin is not installed (or not looked up yet).
+    public var isMissing: Bool { plugin?.saved != nil }
+
     public var description: String { id }
-    public static func == (a: PedalKind, b: PedalKind) -> Bool { a.id == b.id }
+    /// Two live plugin pedals with one id are the same pedal only if they share their values;
+    /// two saved ones, if they were saved alike.
+    public static func == (a: PedalKind, b: PedalKind) -> Bool {
+        a.id == b.id && (a.isMissing || b.isMissing ? a.plugin == b.plugin : a.values === b.values)
+    }
     public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+}
+
+/// The LV2 plugin a plugin pedal stands for.
+public struct PluginSource: Sendable, Equatable {
+    public let uri: String
+    /// Set when the pedal does not run the plugin: a preset named it and it is not installed (or
+    /// not looked up yet: presets are read below the layer that finds plugins). The pedal then
+    /// passes its input through, and saving the preset again writes this back unchanged.
+    public let saved: SavedPlugin?
+
+    public init(uri: String, saved: SavedPlugin? = nil) {
+        self.uri = uri
+        self.saved = saved
+    }
+}
+
+/// A plugin pedal as a preset stores it.
+public struct SavedPlugin: Sendable, Equatable {
+    /// The plugin's name when it was saved (shown while it is missing).
+    public var name: String
+    public var enabled: Bool
+    /// Control values by port symbol.
+    public var controls: [String: Float]
+    /// The plugin's own state (JSON text), if it has one.
+    public var state: String?
+    /// The preset's whole entry for the pedal, verbatim (JSON text).
+    public var entry: String
+
+    public init(name: String, enabled: Bool, controls: [String: Float], state: String?, entry: String) {
+        self.name = name
+        self.enabled = enabled
+        self.controls = controls
+        self.state = state
+        self.entry = entry
+    }
+}
+
+extension PedalKind {
+    /// A plugin pedal as a preset saved it, not running its plugin (see `PluginSource.saved`):
+    /// no controls, its input passed through, its switch as saved.
+    public static func saved(id: String, uri: String, _ saved: SavedPlugin) -> PedalKind {
+        let kind = PedalKind(id: id, name: saved.name, controls: [], plugin: PluginSource(uri: uri, saved: saved)) { _ in PassThrough() }
+        kind.enabledParameter.setPedalValue(saved.enabled ? 1 : 0)
+        return kind
+    }
 }
 
 /// One control of a pedal, as its DSP file declares it; the full `ParameterSpec` adds the
@@ -190,6 +298,16 @@ public struct PedalFace: Sendable {
         self.panel = panel
         self.ink = ink
     }
+
+    /// A plugin pedal's face: two rows of controls above the LED, three a row, wider for more than six
+    /// (up to `maximumGenericControls`; more are reached through the command line and presets).
+    public static func generic(controls: Int) -> PedalFace {
+        let columns = max(3, (min(controls, maximumGenericControls) + 1) / 2)
+        return PedalFace(width: 4 + columns * 60, panel: .controls)
+    }
+
+    /// How many controls a plugin pedal's face shows (in port order).
+    public static let maximumGenericControls = 12
 
     /// The classic three: two big knobs in the corners, the middle one smaller and lower.
     public static func classicThree(_ left: String, _ middle: String, _ right: String,

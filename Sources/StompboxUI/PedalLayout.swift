@@ -32,9 +32,11 @@ struct PedalLayout {
                     unplaced.append(parameter)
                 }
             }
-            // Three knobs a row above the LED.
-            for (i, parameter) in unplaced.enumerated() {
-                places.append(Place(parameter: parameter, x: 2 + (i % 3) * 60, y: 10 + (i / 3) * 68, diameter: 38, width: 60))
+            // Rows of knobs above the LED, as many a row as the face is wide (a plugin pedal's face
+            // is widened for its controls, up to `PedalFace.maximumGenericControls`).
+            let columns = max(1, (face.width - 4) / 60)
+            for (i, parameter) in unplaced.prefix(PedalFace.maximumGenericControls).enumerated() {
+                places.append(Place(parameter: parameter, x: 2 + (i % columns) * 60, y: 10 + (i / columns) * 68, diameter: 38, width: 60))
             }
         }
         return PedalLayout(width: face.width, ledY: face.ledY, switchY: face.switchY, places: places)

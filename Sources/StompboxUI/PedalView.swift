@@ -106,7 +106,8 @@ final class PedalView {
             addClass(footswitch, "footswitch")
             gtk_widget_set_size_request(footswitch, Int32(size), Int32(size))
             setAccessible(footswitch, name: kind.enabledParameter.spec.name)
-            gtk_widget_set_tooltip_text(footswitch, "\(kind.name): click or tap to switch on/off")
+            gtk_widget_set_tooltip_text(footswitch, kind.plugin.map { "\(kind.name) <\($0.uri)>\($0.saved == nil ? "" : ": not installed, bypassed")" }
+                                            ?? "\(kind.name): click or tap to switch on/off")
             gtk_toggle_button_set_active(cast(raw(footswitch)), store.isOn(kind.enabledParameter) ? 1 : 0)
             onSignal(raw(footswitch), "toggled") { [unowned self] in
                 guard !updating else { return }
@@ -235,26 +236,60 @@ final class PedalView {
             cairo_paint(cr)
             cairo_restore(cr)
         } else {
-            cairo_set_source_rgb(cr, 0.4, 0.4, 0.4)
-            roundedRectangle(cr, 4, 0, Double(layout.width - 8), Double(PedalLayout.height - 8), 14)
-            cairo_fill(cr)
+            drawGenericFace(cr)
         }
         drawLED(cr)
         looper?.drawBar(cr)
         if isLocked() { drawLockedOverlay(cr, width: Double(layout.width), height: Double(PedalLayout.height)) }
     }
 
+    /// A pedal without artwork (a plugin pedal): a plain enclosure with its name under the LED;
+    /// a missing plugin says so in red; controls beyond those shown are counted.
+    private func drawGenericFace(_ cr: OpaquePointer) {
+        let width = Double(layout.width)
+        cairo_set_source_rgb(cr, kind.isMissing ? 0.3 : 0.26, 0.28, kind.isMissing ? 0.28 : 0.34)
+        roundedRectangle(cr, 4, 0, width - 8, Double(PedalLayout.height - 8), 14)
+        cairo_fill(cr)
+        cairo_select_font_face(cr, "Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD)
+        func centred(_ text: String, y: Double, size: Double) {
+            cairo_set_font_size(cr, size)
+            var extents = cairo_text_extents_t()
+            cairo_text_extents(cr, text, &extents)
+            cairo_move_to(cr, (width - extents.width) / 2 - extents.x_bearing, y)
+            cairo_show_text(cr, text)
+        }
+        // The plugin's name, cut to the face's width.
+        var name = kind.name
+        while name.count > 4 {
+            cairo_set_font_size(cr, 12)
+            var extents = cairo_text_extents_t()
+            cairo_text_extents(cr, name, &extents)
+            if extents.width <= width - 24 { break }
+            name = String(name.dropLast(2)) + "…"
+        }
+        // The footswitch (the artwork prints it on the other pedals; its button is see-through).
+        let (x, y) = (width / 2, Double(layout.switchY))
+        fillCircle(cr, x: x, y: y, radius: 24, light: (x - 6, y - 6, 2), gradientRadius: 26,
+                   stops: [(0, 0.95, 0.95, 0.95, 1), (1, 0.45, 0.46, 0.48, 1)])
+        cairo_set_source_rgb(cr, 0.95, 0.95, 0.95)
+        centred(name, y: 196, size: 12)
+        cairo_set_source_rgb(cr, 0.7, 0.75, 0.8)
+        centred("LV2", y: 214, size: 10)
+        if kind.isMissing {
+            cairo_set_source_rgb(cr, 1, 0.35, 0.3)
+            centred("MISSING: NOT INSTALLED", y: 60, size: 11)
+            centred("bypassed, kept in the preset", y: 80, size: 10)
+        } else if kind.controls.count > layout.places.count {
+            cairo_set_source_rgb(cr, 0.8, 0.8, 0.8)
+            centred("first \(layout.places.count) of \(kind.controls.count) controls (all: --set, presets)", y: 236, size: 9)
+        }
+    }
+
     private func drawLED(_ cr: OpaquePointer) {
         let x = Double(layout.ledX), y = Double(layout.ledY)
         if let (r, g, b) = ledColour {
-            let glow = cairo_pattern_create_radial(x, y, 1, x, y, 16)
-            cairo_pattern_add_color_stop_rgba(glow, 0, r, g, b, 0.9)
-            cairo_pattern_add_color_stop_rgba(glow, 0.35, r, g, b, 0.45)
-            cairo_pattern_add_color_stop_rgba(glow, 1, r, g, b, 0)
-            cairo_set_source(cr, glow)
-            cairo_arc(cr, x, y, 16, 0, 2 * .pi)
-            cairo_fill(cr)
-            cairo_pattern_destroy(glow)
+            fillCircle(cr, x: x, y: y, radius: 16, light: (x, y, 1), gradientRadius: 16,
+                       stops: [(0, r, g, b, 0.9), (0.35, r, g, b, 0.45), (1, r, g, b, 0)])
             cairo_set_source_rgb(cr, r, g, b)
             cairo_arc(cr, x, y, 5, 0, 2 * .pi)
             cairo_fill(cr)
@@ -262,13 +297,20 @@ final class PedalView {
             cairo_arc(cr, x - 1.5, y - 1.8, 1.6, 0, 2 * .pi)
             cairo_fill(cr)
         } else {
-            let lens = cairo_pattern_create_radial(x - 1.5, y - 1.5, 0.5, x, y, 5.5)
-            cairo_pattern_add_color_stop_rgb(lens, 0, 0.55, 0.22, 0.2)
-            cairo_pattern_add_color_stop_rgb(lens, 1, 0.22, 0.04, 0.04)
-            cairo_set_source(cr, lens)
-            cairo_arc(cr, x, y, 5.3, 0, 2 * .pi)
-            cairo_fill(cr)
-            cairo_pattern_destroy(lens)
+            fillCircle(cr, x: x, y: y, radius: 5.3, light: (x - 1.5, y - 1.5, 0.5), gradientRadius: 5.5,
+                       stops: [(0, 0.55, 0.22, 0.2, 1), (1, 0.22, 0.04, 0.04, 1)])
         }
+    }
+
+    /// Fills a circle with a radial gradient from a small `light` circle out to `gradientRadius`
+    /// around its centre (stops: offset, red, green, blue, alpha).
+    private func fillCircle(_ cr: OpaquePointer, x: Double, y: Double, radius: Double, light: (x: Double, y: Double, radius: Double),
+                            gradientRadius: Double, stops: [(Double, Double, Double, Double, Double)]) {
+        let pattern = cairo_pattern_create_radial(light.x, light.y, light.radius, x, y, gradientRadius)
+        for (offset, r, g, b, a) in stops { cairo_pattern_add_color_stop_rgba(pattern, offset, r, g, b, a) }
+        cairo_set_source(cr, pattern)
+        cairo_arc(cr, x, y, radius, 0, 2 * .pi)
+        cairo_fill(cr)
+        cairo_pattern_destroy(pattern)
     }
 }

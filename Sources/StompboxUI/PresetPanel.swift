@@ -225,8 +225,11 @@ final class PresetPanel {
 
     /// Plays a preset: its board (the window follows the chain's board) and its values,
     /// through the store's gate.
+    /// Its plugin pedals are looked up first; a missing one stays on the board, bypassed, and is said.
     private func play(_ preset: Preset) -> [LockedEffectNotice] {
-        try? chain.setBoard(preset.board)
+        let (board, missing) = PedalKind.resolvingPlugins(preset.board)
+        try? chain.setBoard(board)
+        if !missing.isEmpty { showInfo(.warning, missing.map { Messages.sentence($0) }.joined(separator: "\n")) }
         return storeFront.gate.apply(preset, to: parameters)
     }
 
@@ -243,7 +246,7 @@ final class PresetPanel {
             guard answer == GTK_RESPONSE_ACCEPT else { return }
         }
         do {
-            try library.save(from: parameters, board: chain.board, into: slot)
+            try library.save(from: parameters, board: chain.board, states: chain.pedalStates, into: slot)
         } catch {
             fail("Preset \(slot + 1) was not saved", error)
         }

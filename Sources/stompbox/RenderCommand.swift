@@ -27,6 +27,10 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The pedals on the board, in signal order (default: the preset's board, else every built-in pedal: gate, overdrive, eq, flanger, tremolo, delay, reverb, looper), e.g. overdrive,delay. A pedal left out is not on the board.", valueName: "id,id,…"))
     var chain: String?
 
+    @Option(name: .customLong("add"), parsing: .unconditionalSingleValue,
+            help: ArgumentHelp(RenderCommand.addHelp, valueName: "id=lv2:uri"))
+    var additions: [String] = []
+
     // Values are parsed in `run` so every mistake gets one plain line, not a usage screen.
     @Option(name: .customLong("set"), parsing: .unconditionalSingleValue,
             help: ArgumentHelp("Set a parameter before rendering (after --preset), e.g. delay.time_ms=420, reverb.enabled=on, tremolo.shape=square.", valueName: "id=value"))
@@ -76,19 +80,21 @@ struct RenderCommand: ParsableCommand {
     /// locked pedal on still loads, with that pedal off and a warning.
     func makePlan(gate: FeatureGate = .locked) throws -> RenderPlan {
         var plan = RenderPlan()
+        var presetBoard = PedalKind.builtIn
         if let preset {
             let (admitted, notices) = gate.admit(try Self.loadPreset(preset))
             for notice in notices { warn(notice.description) }
             plan.parameters = admitted.values
-            plan.board = admitted.board
+            presetBoard = admitted.board
         }
-        if let chain { plan.board = try Self.parseBoard(chain) }
+        plan.board = try Self.makeBoard(presetBoard, chain: chain, additions: additions)
         for text in assignments {
-            let a = try ParameterAssignment(parsing: text)
+            let a = try ParameterAssignment(parsing: text, board: plan.board)
             try Self.checkOnBoard(a.parameter, plan.board)
             plan[a.parameter] = a.value
         }
-        plan.actions = try actions.map { text throws(RenderActionError) in try RenderAction(parsing: text) }
+        let board = plan.board
+        plan.actions = try actions.map { text throws(RenderActionError) in try RenderAction(parsing: text, board: board) }
         for action in plan.actions {
             if case .set(let a) = action.kind { try Self.checkOnBoard(a.parameter, plan.board) }
             if case .looper = action.kind { try Self.checkOnBoard(.looperEnabled, plan.board) }
@@ -103,9 +109,48 @@ struct RenderCommand: ParsableCommand {
         return plan
     }
 
-    /// `--chain`'s board, or one line naming the mistake.
-    static func parseBoard(_ text: String) throws(CommandLineError) -> [PedalKind] {
-        do { return try PedalKind.board(parsing: text) } catch { throw CommandLineError("--chain: \(error.description)") }
+    static let addHelp = "An LV2 plugin as pedal ID, switched on (repeatable), e.g. fil=lv2:http://… (see 'stompbox plugins'); appended to the board unless --chain places it. Its control ports are parameters ID.<port symbol>."
+
+    /// The board of `render` and `run`: the preset's (its plugin pedals looked up; a missing one
+    /// stays bypassed, with a warning), or `--chain`'s, with each `--add` plugin pedal switched on
+    /// and appended unless `--chain` places it. One line names any mistake.
+    static func makeBoard(_ presetBoard: [PedalKind], chain: String?, additions: [String]) throws(CommandLineError) -> [PedalKind] {
+        let (resolved, notices) = PedalKind.resolvingPlugins(presetBoard)
+        for notice in notices { warn(notice) }
+        var added: [PedalKind] = []
+        for text in additions {
+            let kind = try addition(text)
+            guard !(added + resolved).contains(where: { $0.id == kind.id }) else {
+                throw CommandLineError("--add \(text): there is already a pedal '\(kind.id)'")
+            }
+            kind.enabledParameter.setPedalValue(1)
+            added.append(kind)
+        }
+        var board = resolved
+        if let chain {
+            do { board = try PedalKind.board(parsing: chain, among: added + resolved.filter { $0.plugin != nil }) } catch {
+                throw CommandLineError("--chain: \(error.description)")
+            }
+        }
+        board += added.filter { !board.contains($0) }
+        do { try PedalKind.checkDistinct(board) } catch { throw CommandLineError(error.description) }
+        return board
+    }
+
+    /// `ID=lv2:URI`: the plugin as a pedal (switched off), or one line naming the mistake.
+    static func addition(_ text: String) throws(CommandLineError) -> PedalKind {
+        guard let eq = text.firstIndex(of: "="), text[text.index(after: eq)...].hasPrefix("lv2:") else {
+            throw CommandLineError("--add '\(text)': expected ID=lv2:URI, e.g. fil=lv2:http://gareus.org/oss/lv2/fil4#mono")
+        }
+        let id = text[..<eq].trimmingCharacters(in: .whitespaces)
+        let uri = String(text[text.index(eq, offsetBy: 5)...]).trimmingCharacters(in: .whitespaces)
+        guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
+            throw CommandLineError("--add '\(text)': the pedal id '\(id)' must be letters, digits, _ or -")
+        }
+        guard PedalKind(id: id) == nil, id != "master" else {
+            throw CommandLineError("--add '\(text)': '\(id)' is a built-in pedal's id; choose another")
+        }
+        do { return try PedalKind.lv2(id: id, uri: uri) } catch { throw CommandLineError("--add \(id): \(error.description)") }
     }
 
     static func checkOnBoard(_ parameter: Parameter, _ board: [PedalKind]) throws(CommandLineError) {

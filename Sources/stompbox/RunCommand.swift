@@ -51,6 +51,10 @@ struct RunCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The pedals on the board, in signal order (default: the preset's board, else every built-in pedal: gate, overdrive, eq, flanger, tremolo, delay, reverb, looper), e.g. overdrive,delay.", valueName: "id,id,…"))
     var chain: String?
 
+    @Option(name: .customLong("add"), parsing: .unconditionalSingleValue,
+            help: ArgumentHelp(RenderCommand.addHelp, valueName: "id=lv2:uri"))
+    var additions: [String] = []
+
     @Option(name: .customLong("set"), parsing: .unconditionalSingleValue,
             help: "ID=VALUE, e.g. overdrive.enabled=on (repeatable; see 'stompbox params').")
     var assignments: [String] = []
@@ -85,6 +89,7 @@ struct RunCommand: ParsableCommand {
 
         let controls = EngineControls()
         var board = PedalKind.builtIn
+        var presetBoard = PedalKind.builtIn
         let (gate, notes) = Store.currentGate(publicKeyFile: publicKey)
         for note in notes { warn(note) }
         do {
@@ -93,11 +98,11 @@ struct RunCommand: ParsableCommand {
                 for notice in gate.apply(loaded, to: controls.parameters) {
                     warn(notice.description)
                 }
-                board = loaded.board
+                presetBoard = loaded.board
             }
-            if let chain { board = try RenderCommand.parseBoard(chain) }
+            board = try RenderCommand.makeBoard(presetBoard, chain: chain, additions: additions)
             for text in assignments {
-                let a = try ParameterAssignment(parsing: text)
+                let a = try ParameterAssignment(parsing: text, board: board)
                 try RenderCommand.checkOnBoard(a.parameter, board)
                 try gate.set(a.parameter, a.value, on: controls.parameters)
             }

@@ -1,5 +1,6 @@
 import Foundation
 import StompboxAudio
+import StompboxDSP
 import StompboxTestSupport
 import Testing
 
@@ -10,10 +11,7 @@ enum LV2Fixtures {
 
     static func installed(_ uri: String) -> Bool { (try? world.plugin(uri: uri))?.canHost ?? false }
 
-    static let lv2file = "/usr/bin/lv2file"
-    static let sox = "/usr/bin/sox"
-    /// lv2file, and sox to hand it a 32-bit float copy of the input.
-    static let hasLV2File = FileManager.default.isExecutableFile(atPath: lv2file) && FileManager.default.isExecutableFile(atPath: sox)
+    static let hasLV2File = LV2File.isInstalled
 
     /// A plugin compared against lv2file, with the controls set for the comparison (the rest
     /// stay at their defaults in both hosts).
@@ -156,47 +154,6 @@ enum LV2Fixtures {
     static let block = 512
     static let rate = 48_000
 
-    /// The riff (0.3 peak, so neither host clips) written by `AudioFile` as a 24-bit WAV of
-    /// `channels` identical channels, `seconds` long in whole blocks (lv2file runs its last
-    /// block whole, stale samples and all); returns the path of its 32-bit float copy and the
-    /// samples as read back.
-    func writeInput(_ folder: TemporaryFolder, channels: Int, seconds: Double = 3) throws -> (String, [Float]) {
-        let frames = Int(seconds * Double(Self.rate)) / Self.block * Self.block
-        let riff = Signal.guitarRiff(seconds: Double(frames) / Double(Self.rate))
-        let peak = max(Measure.peak(riff), 1e-9)
-        let mono = riff.prefix(frames).map { $0 * 0.3 / peak }
-        let interleaved = mono.flatMap { Array(repeating: $0, count: channels) }
-        let path = folder.file("in-\(channels).wav")
-        try AudioFile.write(AudioBuffer(samples: interleaved, sampleRate: Self.rate, channels: channels), to: path)
-        // lv2file writes its output in its input's format; as 32-bit float (the same 24-bit
-        // values, exactly) its output is the plugin's own floats, not rounded to 24 bits.
-        let float = folder.file("in-\(channels)-float.wav")
-        let sox = Process()
-        sox.executableURL = URL(fileURLWithPath: LV2Fixtures.sox)
-        sox.arguments = [path, "-e", "floating-point", "-b", "32", float]
-        try sox.run()
-        sox.waitUntilExit()
-        try #require(sox.terminationStatus == 0, "sox could not convert \(path)")
-        return (float, try AudioFile.read(path).channel(0))
-    }
-
-    /// lv2file's first output channel for `input` with `controls`, in blocks of `block`.
-    func lv2file(_ c: LV2Fixtures.Case, input: String, output: String) throws -> [Float] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: LV2Fixtures.lv2file)
-        var arguments = ["-b", "\(Self.block)", "-i", input, "-o", output]
-        for (symbol, value) in c.controls.sorted(by: { $0.key < $1.key }) { arguments += ["-p", "\(symbol):\(value)"] }
-        process.arguments = arguments + [c.uri]
-        let err = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = err
-        try process.run()
-        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "lv2file failed: \(message)")
-        return try AudioFile.read(output).channel(0)
-    }
-
     /// lv2file and the pedal run the same plugin code on the same floats in the same blocks
     /// (512 frames), with the same control values; a stereo plugin gets the same signal on both
     /// inputs in each (lv2file maps a 2-channel file's channels to the inputs in order), and the
@@ -207,8 +164,8 @@ enum LV2Fixtures {
         let info = try LV2Fixtures.world.plugin(uri: c.uri)
         let folder = TemporaryFolder("lv2-reference")
         // lv2file runs one instance when the file has as many channels as the plugin has inputs.
-        let (input, samples) = try writeInput(folder, channels: info.audioInputs)
-        let reference = try lv2file(c, input: input, output: folder.file("ref.wav"))
+        let (_, input, samples) = try LV2File.writeInput(in: folder, channels: info.audioInputs, block: Self.block)
+        let reference = try LV2File.run(uri: c.uri, controls: c.controls, block: Self.block, input: input, output: folder.file("ref.wav"))
 
         let pedal = try LV2Pedal(uri: c.uri, sampleRate: Double(Self.rate), maximumBlockSize: Self.block)
         for (symbol, value) in c.controls { try pedal.setControl(symbol: symbol, value: value) }
@@ -541,4 +498,51 @@ private final class Flag: @unchecked Sendable {
 
 private final class Box: @unchecked Sendable {
     var blocks = 0, dry = 0, nonFinite = 0
+}
+
+// MARK: Plugins as pedal kinds
+
+@Suite struct LV2PedalKindTests {
+    static let dpl = "http://gareus.org/oss/lv2/dpl#mono"
+
+    @Test(.enabled(if: LV2Fixtures.fil4.isInstalled, "x42-plugins is not installed (make deps-test)"))
+    func aPluginsPortsBecomeItsParameters() throws {
+        let kind = try PedalKind.lv2(id: "fil", uri: LV2Fixtures.fil4.uri)
+        let info = try LV2Fixtures.world.plugin(uri: LV2Fixtures.fil4.uri)
+        #expect(kind.parameterSpecs.map(\.id) == ["fil.enabled"] + info.controls.map { "fil.\($0.symbol)" })
+        #expect(kind.enabledParameter.pedalValue == 0, "off until --add or the menu switches it on")
+        let gain = kind.parameter("gain").spec
+        #expect(gain.minimum == -18 && gain.maximum == 18 && gain.defaultValue == 0 && gain.unit == .decibels)
+        #expect(kind.parameter("HighPass").spec.scale == .toggle)
+        #expect(kind.parameter("HPfreq").spec.unit == .hertz)
+        // Unknown keys are named with the plugin.
+        #expect(throws: ParameterError.self) { try PedalKind.parameter(named: "fil.nope", on: [kind]) }
+        #expect(try PedalKind.parameter(named: "fil.gain", on: [kind]) == kind.parameter("gain"))
+        #expect(try PedalKind.parameter(named: "delay.time_ms", on: [kind]) == .delayTime)
+    }
+
+    @Test(.enabled(if: (try? LV2Fixtures.world.plugin(uri: dpl))?.canHost == true, "x42-plugins (dpl) is not installed (make deps-test)"))
+    func aPluginsReportedLatencyIsTheChains() throws {
+        let kind = try PedalKind.lv2(id: "limit", uri: Self.dpl)
+        let chain = Chain(board: [kind])
+        chain.parameters.set(kind.enabledParameter, 1)
+        chain.prepare(sampleRate: 48_000, maximumBlockSize: 256)
+        _ = Render.through(chain, Signal.noise(length: 4800, amplitude: 0.1))
+        print("dpl reports \(chain.latencySamples) samples of latency")
+        #expect(chain.latencySamples > 0)
+        #expect(chain.latencySamples == kind.latency(48_000))
+    }
+
+    @Test(.enabled(if: LV2Fixtures.fil4.isInstalled, "x42-plugins is not installed (make deps-test)"))
+    func aPluginPedalTakenOffIsLetGo() throws {
+        let kind = try PedalKind.lv2(id: "fil", uri: LV2Fixtures.fil4.uri)
+        let chain = Chain(board: [.delay, kind])
+        chain.prepare(sampleRate: 48_000, maximumBlockSize: 256)
+        weak var pedal = chain.effect(kind) as? LV2Pedal
+        #expect(pedal != nil)
+        try chain.setBoard([.delay])
+        _ = Render.through(chain, Signal.silence(4800))
+        chain.collectRetiredBoard()
+        #expect(pedal == nil)
+    }
 }

@@ -76,7 +76,7 @@ import StompboxDSP
         #expect(message(#"{"format":"stompbox-preset","version":1,"name":"x","parameters":{"delay.time_ms":5000}}"#).contains("out of range"))
         #expect(message(#"{"format":"stompbox-preset","version":1,"name":"x","parameters":{"delay.enabled":1}}"#).contains("delay.enabled"))
         #expect(message(#"{"format":"stompbox-preset","version":1,"name":"x","parameters":{"delay.time_ms":"fast"}}"#).contains("delay.time_ms"))
-        #expect(message(#"{"format":"stompbox-preset","version":3,"name":"x"}"#).contains("newer"))
+        #expect(message(#"{"format":"stompbox-preset","version":4,"name":"x"}"#).contains("newer"))
         #expect(message(#"{"format":"something-else","version":1,"name":"x"}"#).contains("something-else"))
         #expect(message(#"{"format":"stompbox-preset","version":1,"#).contains("not valid JSON"))
         #expect(message("").contains("not valid JSON"))

@@ -3,16 +3,22 @@ import Testing
 @testable import StompboxDSP
 import StompboxTestSupport
 
-/// Properties every pedal must have, checked for each one in `PedalKind.builtIn` through the
-/// real `Chain` (or, where noted, the effect alone), so a pedal added to the table is covered
-/// without a new test.
+/// Properties every pedal must have, checked for each one in `PedalKind.builtIn` and for a few
+/// installed LV2 plugins as pedals (`TestPlugins`) through the real `Chain` (or, where noted,
+/// the effect alone), so a pedal added to the table is covered without a new test.
 @Suite struct EffectPropertyTests {
     static let block = 256
 
+    /// Every built-in pedal, then the test plugins that are installed.
+    static var everyKind: [PedalKind] { PedalKind.builtIn + TestPlugins.pedals }
+
     /// A prepared chain with only `kind` on (none when nil) and `settings` applied first, so
-    /// nothing is ramping or crossfading when it starts.
-    func chain(_ kind: PedalKind?, _ settings: [Parameter: Float] = [:]) -> Chain {
-        let c = Chain(controls: EngineControls())
+    /// nothing is ramping or crossfading when it starts. A plugin pedal (`on` it, or `off` it,
+    /// for switching it later) stands after the built-in ones.
+    func chain(_ kind: PedalKind?, _ settings: [Parameter: Float] = [:], off: PedalKind? = nil) -> Chain {
+        let plugins = [kind, off].compactMap { $0 }.filter { $0.plugin != nil }
+        let c = Chain(controls: EngineControls(), board: PedalKind.builtIn + plugins)
+        for plugin in plugins { c.parameters.set(plugin.enabledParameter, 0) }
         if let kind { c.parameters.set(kind.enabledParameter, 1) }
         for (p, v) in settings { c.parameters.set(p, v) }
         c.prepare(sampleRate: testRate, maximumBlockSize: EffectPropertyTests.block)
@@ -42,13 +48,22 @@ import StompboxTestSupport
         }
     }
 
+    /// Every continuous control of the built-in pedals, and the first three of each test plugin
+    /// (each on a plugin pedal of its own: tests run in parallel, and a plugin pedal's values are its kind's).
     static let continuousControls: [(PedalKind, Parameter)] = PedalKind.builtIn.flatMap { kind in
         kind.controls.filter { !$0.spec.isDiscrete }.map { (kind, $0) }
+    } + (0..<3).flatMap { i in
+        TestPlugins.pedals.compactMap { kind in kind.controls.filter { !$0.spec.isDiscrete }.dropFirst(i).first.map { (kind, $0) } }
+    }
+
+    @Test(.enabled(if: TestPlugins.missing.isEmpty, "\(TestPlugins.missing)"))
+    func theTestPluginsAreInstalled() {
+        #expect(TestPlugins.pedals.count == TestPlugins.uris.count)
     }
 
     // MARK: NaN and Inf
 
-    @Test(arguments: PedalKind.builtIn)
+    @Test(arguments: everyKind)
     func nonFiniteInputNeverReachesTheOutputOfTheChain(_ kind: PedalKind) {
         var x = Signal.noise(length: 48_000, amplitude: 0.3)
         var clean = x
@@ -65,9 +80,13 @@ import StompboxTestSupport
         let later = (poisoned.upperBound + 4800)...
         let difference = zip(y[later], reference[later]).map { $0 - $1 }
         #expect(Measure.rms(difference) <= 1e-3 * Measure.rms(reference[later]), "\(kind)")
-        #expect(Measure.rms(y[later]) > 0.05, "\(kind) went silent")
+        // (A plugin at its defaults may be quiet, as Guitarix's TS9 is: then half its own level.)
+        #expect(Measure.rms(y[later]) > min(0.05, 0.5 * Measure.rms(reference[later])), "\(kind) went silent")
     }
 
+    /// Built-in pedals only: a plugin's own code is not ours to hold to this; for plugin pedals
+    /// the chain's guard (its slot resets a pedal whose output is not finite) is what counts
+    /// (LV2PedalPropertyTests.recoversFromNaN).
     @Test(arguments: PedalKind.builtIn)
     func nonFiniteInputNeverReachesTheOutputOfTheEffectAlone(_ kind: PedalKind) {
         // The effect without the chain's guards: it must neither pass NaN on nor stay broken.
@@ -132,7 +151,7 @@ import StompboxTestSupport
 
     // MARK: Silence
 
-    @Test(arguments: PedalKind.builtIn)
+    @Test(arguments: everyKind)
     func silenceInGivesSilenceOutOnceTheTailHasDied(_ kind: PedalKind) {
         let c = chain(kind)
         // From the start: nothing comes out of nothing.
@@ -192,13 +211,13 @@ import StompboxTestSupport
 
     // MARK: Bypass
 
-    @Test(arguments: PedalKind.builtIn)
+    @Test(arguments: everyKind)
     func switchingOnAndOffCrossfadesWithin10msWithoutAClick(_ kind: PedalKind) {
         let x = fadedIn(zip(Signal.sine(frequency: 110, seconds: 1.2, amplitude: 0.1),
                             Signal.sine(frequency: 440, seconds: 1.2, amplitude: 0.03)).map { $0 + $1 })
         let on = 19_200, off = 43_008 // multiples of the block size
         let fade = 480 // 10 ms
-        let y = render(chain(nil), x, changes: [on: [(kind.enabledParameter, 1)], off: [(kind.enabledParameter, 0)]])
+        let y = render(chain(nil, off: kind), x, changes: [on: [(kind.enabledParameter, 1)], off: [(kind.enabledParameter, 0)]])
         // From 10 ms after switching on, the output is the pedal's: what a chain that had it on
         // (and freshly cleared, as switching on clears it) makes of the same input.
         let fresh = render(chain(kind), Array(x[on...]))

@@ -193,7 +193,7 @@ private let step: Float = 1.0 / 8_388_608
         (["in.wav", "out.wav", "--preset", "none.json"], ["none.json", "does not exist"]),
         (["in.wav", "out.wav", "--preset", "bad-id.json"], ["bad-id.json", "delay.speed"]),
         (["in.wav", "out.wav", "--preset", "bad-type.json"], ["bad-type.json", "delay.enabled"]),
-        (["in.wav", "out.wav", "--preset", "newer.json"], ["newer.json", "version 3"]),
+        (["in.wav", "out.wav", "--preset", "newer.json"], ["newer.json", "version 4"]),
         (["in.wav", "out.wav", "--preset", "notes.wav"], ["notes.wav", "JSON"]),
         (["in.wav", "out.wav", "--chain", "overdrive,fuzz"], ["--chain", "unknown pedal 'fuzz'"]),
         (["in.wav", "out.wav", "--chain", "delay,reverb,delay"], ["--chain", "'delay' is on the board twice"]),
@@ -205,7 +205,7 @@ private let step: Float = 1.0 / 8_388_608
         w.folder.write("these are my notes, not audio\n", to: "notes.wav")
         w.preset(#""delay.speed":3"#, name: "bad-id.json")
         w.preset(#""delay.enabled":"yes""#, name: "bad-type.json")
-        w.preset("", version: 3, name: "newer.json")
+        w.preset("", version: 4, name: "newer.json")
         let before = w.folder.contents()
         try expectFailure(["render"] + arguments, in: w.url, mentioning: mentions)
         #expect(w.folder.contents() == before, "nothing written, no temporary file left")
