@@ -33,13 +33,14 @@ extension PedalKind {
     /// `board` with each plugin pedal a preset named (`PluginSource.saved`) looked up and made
     /// live, its switch, controls and state as saved. One that is not installed or cannot start
     /// stays on the board as it was (passing its input through, its entry kept for saving), and
-    /// a notice names it and its URI. Not on the audio thread.
-    public static func resolvingPlugins(_ board: [PedalKind], world: LV2World = .shared) -> (board: [PedalKind], notices: [String]) {
+    /// a notice names it and its URI. Not on the audio thread. The LV2 world (every installed
+    /// plugin's description, 10 ms and more to read) is loaded only when the board has a plugin.
+    public static func resolvingPlugins(_ board: [PedalKind], world: @autoclosure () -> LV2World = .shared) -> (board: [PedalKind], notices: [String]) {
         var notices: [String] = []
         let resolved = board.map { kind -> PedalKind in
             guard let uri = kind.plugin?.uri, let saved = kind.plugin?.saved else { return kind }
             do throws(LV2Error) {
-                let live = try lv2(id: kind.id, uri: uri, state: saved.state, world: world)
+                let live = try lv2(id: kind.id, uri: uri, state: saved.state, world: world())
                 live.enabledParameter.setPedalValue(saved.enabled ? 1 : 0)
                 for (symbol, value) in saved.controls { live.parameterIfAny(symbol)?.setPedalValue(value) }
                 return live
