@@ -124,6 +124,57 @@ import Testing
         #expect(blocks.map(\.frames.count).reduce(0, +) == 1_200)
     }
 
+    /// No block crosses a file chunk's edge, so the chain can work on each chunk in place.
+    @Test func theScheduleAlsoCutsAtChunkEdges() {
+        var schedule = RenderSchedule(totalFrames: 1_200, blockSize: 256, actionSamples: [100, 500], chunk: 512)
+        var blocks: [RenderSchedule.Block] = []
+        while let b = schedule.next() { blocks.append(b) }
+        #expect(blocks.map(\.frames) == [0..<100, 100..<356, 356..<500, 500..<512, 512..<768, 768..<1_024, 1_024..<1_200])
+        #expect(blocks.map(\.actions) == [0..<0, 0..<1, 1..<1, 1..<2, 2..<2, 2..<2, 2..<2])
+    }
+
+    /// A render longer than a file chunk, with a stereo file and an action in the middle of a
+    /// chunk: the same samples as the chain run over the whole input in one go.
+    @Test func aLongRenderInChunksEqualsTheChainInOneGo() throws {
+        let folder = TemporaryFolder()
+        let frames = 2 * OfflineRenderer.ioChunk + 3_000
+        let riff = Array(Signal.guitarRiff(seconds: Double(frames) / 48_000).prefix(frames))
+        try Self.writeInput(folder.file("in.wav"), [riff, riff])
+        var plan = RenderPlan()
+        plan[.delayEnabled] = 1
+        plan[.overdriveEnabled] = 1
+        let at = Double(OfflineRenderer.ioChunk + 5_000) / 48_000
+        plan.actions = [RenderAction(time: at, .set(ParameterAssignment(.delayMix, 0.8)))]
+        let y = try Self.render(plan, folder.file("in.wav"), folder.file("out.wav"))
+        #expect(y.channels == 2 && y.samples.count == 2 * frames)
+        // The input as the file holds it (24-bit), through a chain of the plan's board.
+        let input = try AudioFile.read(folder.file("in.wav"))
+        let mono: [Float] = (0..<frames).map { i -> Float in
+            let l: Float = input.samples[2 * i], r: Float = input.samples[2 * i + 1]
+            return (l + r) * 0.5
+        }
+        let chain = Chain(board: plan.boardInUse)
+        chain.parameters.restore(plan.parameters)
+        let block = OfflineRenderer.blockSize
+        chain.prepare(sampleRate: 48_000, maximumBlockSize: block)
+        let cut = Int((at * 48_000).rounded())
+        var expected = mono
+        expected.withUnsafeMutableBufferPointer { all in
+            // Blocks of the render's size from the start and again from the action on.
+            for range in [0..<cut, cut..<frames] {
+                if range.lowerBound == cut { chain.parameters.set(.delayMix, 0.8) }
+                for start in stride(from: range.lowerBound, to: range.upperBound, by: block) {
+                    chain.process(UnsafeMutableBufferPointer(rebasing: all[start..<min(start + block, range.upperBound)]))
+                }
+            }
+        }
+        let left = (0..<frames).map { y.samples[2 * $0] }
+        // The output file is 24-bit: within one step of the chain's own floats (libsndfile
+        // scales by 2²³ − 1 writing and 2²³ reading).
+        let error = zip(left, expected).map { abs($0 - $1) }.max() ?? 1
+        #expect(error <= pcm24Step, "largest difference \(error)")
+    }
+
     @Test func theScheduleOfAnEmptyRenderIsEmpty() {
         var schedule = RenderSchedule(totalFrames: 0, blockSize: 256, actionSamples: [])
         #expect(schedule.next() == nil)
