@@ -33,8 +33,12 @@ public enum LiveProbe {
 
         public var dropoutsPerMinute: Double { Double(scopeDropouts) * 60 / seconds }
         public var description: String {
-            "\(server.rawValue) \(block)/\(LiveProbe.ms(requestedMs)): measured \(LiveProbe.f2(measuredMs)) ms, reported \(LiveProbe.f2(reportedMs)) ms, "
-                + "dropouts \(LiveProbe.f2(dropoutsPerMinute))/min (\(scopeDropouts) in \(Int(seconds)) s; engine \(underruns) underruns, \(overruns) overruns), "
+            // No clean stretch to measure the lag on: the output never matched the input.
+            let heard = measuredMs.isNaN
+                ? "the scope found no clean stretch to measure, reported \(LiveProbe.f2(reportedMs)) ms, every window a dropout ("
+                : "measured \(LiveProbe.f2(measuredMs)) ms, reported \(LiveProbe.f2(reportedMs)) ms, "
+                    + "dropouts \(LiveProbe.f2(dropoutsPerMinute))/min (\(scopeDropouts) in \(Int(seconds)) s; "
+            return "\(server.rawValue) \(block)/\(LiveProbe.ms(requestedMs)): " + heard + "engine \(underruns) underruns, \(overruns) overruns), "
                 + "settled margin \(LiveProbe.ms(settledTargetMs)) ms"
                 + (followedDriftPPM.map { String(format: ", resampling for %+.0f ppm", $0) } ?? "")
                 + (hostStalls.isEmpty ? "" : "; the host stalled the machine \(hostStalls.count)× (up to \(LiveProbe.f2(hostStalls.map(\.ms).max() ?? 0)) ms)")
