@@ -78,12 +78,14 @@ public final class NoiseGate: AudioEffect {
             let x = base + start
             // The detector, a sub-block at a time: its peak (a non-finite sample read as silence:
             // nothing to pass on and no state to spoil), then a decay over the sub-block.
-            var peak: Float = 0
-            for i in 0..<n {
-                let v = x[i].isFinite ? x[i] : 0
-                x[i] = v
-                peak = max(peak, abs(v))
+            // One integer scan (it vectorises): the largest magnitude's bits, which reach the
+            // exponent's all-ones only for ±∞ or NaN; then, rarely, the bad samples zeroed.
+            var bits = largestMagnitudeBits(UnsafeMutableBufferPointer(start: x, count: n))
+            if bits >= 0x7f80_0000 {
+                for i in 0..<n where !x[i].isFinite { x[i] = 0 }
+                bits = largestMagnitudeBits(UnsafeMutableBufferPointer(start: x, count: n))
             }
+            let peak = Float(bitPattern: bits)
             envelope = max(peak, envelope * (n == NoiseGate.subBlock ? subBlockFall : pow(envelopeFall, Float(n))))
             if envelope >= closeLevel {
                 if envelope >= openLevel {
