@@ -24,7 +24,11 @@ public final class HostStallMonitor: @unchecked Sendable {
     private let start = PacedWriter.now()
 
     /// Starts watching at once.
-    public init(threshold seconds: Double = 0.004) {
+    /// 2 ms: a quiet VM's wake-ups come 0.1–0.4 ms late, while PipeWire's graph runs quanta of
+    /// 2.7–5.3 ms at the small settings, so a 3 ms stall can already cost it a cycle (a
+    /// fresh-clone run: a PipeWire 128/8 take with a dropout and no stall of 4 ms or more,
+    /// between takes with stalls of up to 54 ms).
+    public init(threshold seconds: Double = 0.002) {
         threshold = seconds
         cpus = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
         for cpu in 0..<cpus {

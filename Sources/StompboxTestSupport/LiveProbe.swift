@@ -27,7 +27,7 @@ public enum LiveProbe {
         public var status: String
         /// The host's stalls during the take (`HostStallMonitor`): when (s) and how long (ms).
         public var hostStalls: [(at: Double, ms: Double)] = []
-        /// Whether the host let the machine run steadily through the take (no stall of 4 ms or
+        /// Whether the host let the machine run steadily through the take (no stall of 2 ms or
         /// more): only such a take says something about the loop.
         public var hostWasQuiet: Bool { hostStalls.isEmpty }
 

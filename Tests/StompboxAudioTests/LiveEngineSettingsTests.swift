@@ -20,7 +20,7 @@ struct LiveEngineSettingsTests {
     /// (the server's buffering grew as the player joined); the loop now trims that after 4 s
     /// under a crossfade, which the scope can see as a seam.
     ///
-    /// A take is judged only if the host let the machine run (`HostStallMonitor`: no wake-up 4 ms
+    /// A take is judged only if the host let the machine run (`HostStallMonitor`: no wake-up 2 ms
     /// or more late during it) or it played cleanly anyway: on busy days this VM's host stops the
     /// whole machine for 5-40 ms several times a minute, and then PulseAudio's own threads stand
     /// still with the loop's. When no take of a setting could be judged, the runner reports a

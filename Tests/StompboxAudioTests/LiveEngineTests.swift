@@ -180,26 +180,45 @@ struct LiveEngineTests {
         var recoveries: [Double] = []
         var sounding: [Double] = []
         for round in 0..<20 {
-            try unplug(server)
-            #expect(Self.wait(for: waiting, engine, timeout: 2) != nil, "round \(round)", sourceLocation: sourceLocation)
-            if round == 0 && measureIdleCPU {
-                let cpu0 = Self.cpuSeconds()
-                Thread.sleep(forTimeInterval: 2)
-                let share = (Self.cpuSeconds() - cpu0) / 2
-                print("CPU while waiting for the \(device): \(share * 100) %")
-                #expect(share < 0.05, sourceLocation: sourceLocation)
-                #expect(engine.status().state == waiting, sourceLocation: sourceLocation)
+            // A round the host disturbed (it stood the machine still while the device came back)
+            // is played again, up to twice; a round that fails with the host quiet is a failure.
+            var disturbed: [String] = []
+            for attempt in 0..<3 {
+                try unplug(server)
+                #expect(Self.wait(for: waiting, engine, timeout: 2) != nil, "round \(round)", sourceLocation: sourceLocation)
+                if round == 0 && attempt == 0 && measureIdleCPU {
+                    let cpu0 = Self.cpuSeconds()
+                    Thread.sleep(forTimeInterval: 2)
+                    let share = (Self.cpuSeconds() - cpu0) / 2
+                    print("CPU while waiting for the \(device): \(share * 100) %")
+                    #expect(share < 0.05, sourceLocation: sourceLocation)
+                    #expect(engine.status().state == waiting, sourceLocation: sourceLocation)
+                }
+                // Let the server go idle as it would with the interface away for a while.
+                Thread.sleep(forTimeInterval: 0.3)
+                let monitor = HostStallMonitor()
+                let (state, sound) = try Self.recovery(server, engine) { try plug(server) }
+                let stalls = monitor.stop()
+                let figures = "round \(round): running after \(String(describing: state)) s, sound after \(String(describing: sound)) s"
+                    + (stalls.isEmpty ? "" : "; the host stalled the machine \(stalls.count)× (up to \(String(format: "%.1f", stalls.map(\.ms).max() ?? 0)) ms)")
+                print(figures)
+                let recovered = state != nil && state! < 1 && sound != nil && sound! < 1
+                if !recovered && !stalls.isEmpty {
+                    disturbed.append(figures)
+                    if attempt < 2 { continue }
+                    withKnownIssue("the host held this machine back during every try of \(device) round \(round): no verdict") {
+                        Issue.record(Comment(rawValue: disturbed.joined(separator: "; ")))
+                    }
+                    break
+                }
+                #expect(state != nil && state! < 1, "round \(round): running after \(String(describing: state)) s",
+                        sourceLocation: sourceLocation)
+                #expect(sound != nil && sound! < 1, "round \(round): sound after \(String(describing: sound)) s",
+                        sourceLocation: sourceLocation)
+                if let state { recoveries.append(state) }
+                if let sound { sounding.append(sound) }
+                break
             }
-            // Let the server go idle as it would with the interface away for a while.
-            Thread.sleep(forTimeInterval: 0.3)
-            let (state, sound) = try Self.recovery(server, engine) { try plug(server) }
-            #expect(state != nil && state! < 1, "round \(round): running after \(String(describing: state)) s",
-                    sourceLocation: sourceLocation)
-            #expect(sound != nil && sound! < 1, "round \(round): sound after \(String(describing: sound)) s",
-                    sourceLocation: sourceLocation)
-            if let state { recoveries.append(state) }
-            if let sound { sounding.append(sound) }
-            print("round \(round): running after \(String(describing: state)) s, sound after \(String(describing: sound)) s")
         }
         print("\(device) hot-plug over 20 rounds: running again after \(recoveries.min() ?? -1)…\(recoveries.max() ?? -1) s; "
               + "sound matching the input at the amp after \(sounding.min() ?? -1)…\(sounding.max() ?? -1) s (\(sounding.count) rounds)")
