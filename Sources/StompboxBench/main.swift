@@ -186,61 +186,56 @@ func run(_ chain: Chain, _ signal: UnsafeMutableBufferPointer<Float>, actions: [
 
 // MARK: sox
 
-/// Seconds sox takes for `effects` on `input` (best of `runs`), or nil when sox is missing.
-func timeSox(input: String, output: String, effects: [String], runs: Int) -> Double? {
-    guard let sox = ["/usr/bin/sox", "/usr/local/bin/sox"].first(where: FileManager.default.isExecutableFile) else {
-        return nil
-    }
-    var best = Double.infinity
-    for _ in 0..<runs {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: sox)
-        process.arguments = ["-q", input, output] + effects
-        process.standardError = FileHandle.nullDevice
-        // sox runs as it would from a shell, without our malloc interposer preloaded.
-        var environment = ProcessInfo.processInfo.environment
-        environment["LD_PRELOAD"] = nil
-        process.environment = environment
-        let start = DispatchTime.now().uptimeNanoseconds
-        do { try process.run() } catch { return nil }
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            FileHandle.standardError.write(Data("StompboxBench: sox failed (\(effects.joined(separator: " ")))\n".utf8))
-            return nil
-        }
-        best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
-    }
-    return best
-}
+/// Where sox is installed, or nil.
+let soxPath = ["/usr/bin/sox", "/usr/local/bin/sox"].first(where: FileManager.default.isExecutableFile)
 
-/// CPU seconds (user + system) `program` takes from start to exit, as `time` would count them:
-/// every run's figure, or nil when it is missing or fails.
-func processCPU(_ program: String, _ arguments: [String], runs: Int) -> [Double]? {
-    guard FileManager.default.isExecutableFile(atPath: program) else { return nil }
-    func children() -> Double {
+/// Runs `program` once, as it would run from a shell (without our malloc interposer preloaded,
+/// its output discarded): the wall-clock seconds it took and its CPU seconds (user + system,
+/// as `time` counts them), or nil (with one line saying so) when it cannot start or fails.
+func runChild(_ program: String, _ arguments: [String]) -> (wall: Double, cpu: Double)? {
+    func childrenCPU() -> Double {
         var usage = rusage()
         getrusage(RUSAGE_CHILDREN.rawValue, &usage)
         func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
         return seconds(usage.ru_utime) + seconds(usage.ru_stime)
     }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: program)
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    var environment = ProcessInfo.processInfo.environment
+    environment["LD_PRELOAD"] = nil
+    process.environment = environment
+    let cpu = childrenCPU(), start = DispatchTime.now().uptimeNanoseconds
+    do { try process.run() } catch { return nil }
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        FileHandle.standardError.write(Data("StompboxBench: \(program) \(arguments.joined(separator: " ")) failed\n".utf8))
+        return nil
+    }
+    return (Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9, childrenCPU() - cpu)
+}
+
+/// Seconds sox takes for `effects` on `input` (best of `runs`), or nil when sox is missing.
+func timeSox(input: String, output: String, effects: [String], runs: Int) -> Double? {
+    guard let soxPath else { return nil }
+    var best = Double.infinity
+    for _ in 0..<runs {
+        guard let run = runChild(soxPath, ["-q", input, output] + effects) else { return nil }
+        best = min(best, run.wall)
+    }
+    return best
+}
+
+/// CPU seconds `program` takes from exec to exit, every run's figure, or nil when it is
+/// missing or fails.
+func processCPU(_ program: String, _ arguments: [String], runs: Int) -> [Double]? {
+    guard FileManager.default.isExecutableFile(atPath: program) else { return nil }
     var figures: [Double] = []
     for _ in 0..<runs {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        var environment = ProcessInfo.processInfo.environment
-        environment["LD_PRELOAD"] = nil
-        process.environment = environment
-        let before = children()
-        do { try process.run() } catch { return nil }
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            FileHandle.standardError.write(Data("StompboxBench: \(program) \(arguments.joined(separator: " ")) failed\n".utf8))
-            return nil
-        }
-        figures.append(children() - before)
+        guard let run = runChild(program, arguments) else { return nil }
+        figures.append(run.cpu)
     }
     return figures
 }
@@ -374,7 +369,7 @@ if !options.allocationsOnly {
             + pedals.flatMap { ["--set", "\($0).enabled=on"] } + bands
         let wholeRuns = max(options.runs, 9)
         if let ours = processCPU(stompbox, renderArguments, runs: wholeRuns),
-           let theirs = processCPU("/usr/bin/sox", ["-q", input, output] + soxChain, runs: wholeRuns) {
+           let soxPath, let theirs = processCPU(soxPath, ["-q", input, output] + soxChain, runs: wholeRuns) {
             func median(_ x: [Double]) -> Double { let s = x.sorted(); return s[s.count / 2] }
             print("  whole process, \(format(Double(frames) / sampleRate, 0)) s render (CPU from exec to exit, \(wholeRuns) runs each): stompbox render \(format(median(ours), 3)) s median (best \(format(ours.min()!, 3))), sox \(format(median(theirs), 3)) s (best \(format(theirs.min()!, 3))): \(format(median(theirs) / median(ours), 2))× cheaper (best to best \(format(theirs.min()! / ours.min()!, 2))×; goal ≥ 3.5×)")
         } else if !FileManager.default.isExecutableFile(atPath: stompbox) {

@@ -75,20 +75,20 @@ public final class LevelMeters: @unchecked Sendable {
     func note(output peak: Float, limiterGain: Float, ducked: Bool) {
         raise(outputPeakBits, peak)
         if ducked { outputClipsValue.add(1, ordering: .relaxed) }
-        // Positive floats order as their bit patterns do.
-        var current = limiterGainBits.load(ordering: .relaxed)
-        while limiterGain.bitPattern < current {
-            let (exchanged, original) = limiterGainBits.compareExchange(expected: current, desired: limiterGain.bitPattern, ordering: .relaxed)
-            if exchanged { break }
-            current = original
-        }
+        lower(limiterGainBits, limiterGain)
     }
 
     @inline(__always)
-    private func raise(_ cell: borrowing Atomic<UInt32>, _ peak: Float) {
+    private func raise(_ cell: borrowing Atomic<UInt32>, _ peak: Float) { move(cell, to: peak, while: <) }
+    @inline(__always)
+    private func lower(_ cell: borrowing Atomic<UInt32>, _ value: Float) { move(cell, to: value, while: >) }
+
+    /// Stores `value` in `cell` while `cell's value` `comparison` `value` holds (lock-free).
+    @inline(__always)
+    private func move(_ cell: borrowing Atomic<UInt32>, to value: Float, while comparison: (Float, Float) -> Bool) {
         var current = cell.load(ordering: .relaxed)
-        while Float(bitPattern: current) < peak {
-            let (exchanged, original) = cell.compareExchange(expected: current, desired: peak.bitPattern, ordering: .relaxed)
+        while comparison(Float(bitPattern: current), value) {
+            let (exchanged, original) = cell.compareExchange(expected: current, desired: value.bitPattern, ordering: .relaxed)
             if exchanged { break }
             current = original
         }

@@ -18,7 +18,6 @@ public final class HostStallMonitor: @unchecked Sendable {
     private let lock = NSLock()
     private var stalls: [(at: Double, ms: Double)] = []
     private var running = true
-    private var threads: [Thread] = []
     private let done = DispatchSemaphore(value: 0)
     private let cpus: Int
     private let start = PacedWriter.now()
@@ -34,7 +33,6 @@ public final class HostStallMonitor: @unchecked Sendable {
         for cpu in 0..<cpus {
             let t = Thread { [self] in watch(cpu: cpu) }
             t.name = "host stall monitor \(cpu)"
-            threads.append(t)
             t.start()
         }
     }
