@@ -1,11 +1,19 @@
 import CGtk
 import Foundation
 import StompboxAudio
+import StompboxCore
 import StompboxDSP
 
 /// The pedalboard: the selector strip on top (one toggle per effect, then "More…"), the preset
 /// column on the left, the pedals in chain order between the input and output meters, and the
 /// status bar with the device picker at the bottom.
+///
+/// It fits screens from 1280×720 up: the window opens at its natural size where that fits,
+/// maximised where it does not, or where the person left it last time (`WindowGeometry`). The
+/// pedals scroll sideways between the meters (wheel, scroll bar, or a finger's swipe with
+/// kinetic scrolling) while the strip, the presets, the meters and the status bar stay in view;
+/// a tap on a pedal's entry in the strip scrolls that pedal into view. Knobs keep their size
+/// (38-48 px, a fingertip) rather than shrinking to fit.
 public final class PedalboardWindow {
     public let window: UnsafeMutablePointer<GtkWidget>
     /// Left-hand column for the preset panel (filled by the preset issue).
@@ -33,8 +41,16 @@ public final class PedalboardWindow {
     private let reporter: StateReporter?
     private var updatingSelectors = false
     /// The pedals and their selectors, in the chain's board order (rebuilt when it changes).
-    private let pedalBox = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 14)!
+    private let pedalBox = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 10)!
     private let selectorBox = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)!
+    /// The pedals' scrolled window.
+    private let scroller = gtk_scrolled_window_new(nil, nil)!
+    /// The selectors' scrolled window (the wheel scrolls it sideways when they overflow).
+    private let selectorScroller = gtk_scrolled_window_new(nil, nil)!
+    /// Where the window is (logical pixels), kept in `window.json` about a second after it moved.
+    private var geometry: WindowGeometry?
+    private var geometryChanged = false
+    private let geometryFile = WindowGeometry.file(in: UserDirectories())
     private var shownBoard: [PedalKind] = []
     /// "Add pedal…" at the end of the selectors, and its menu while open.
     private let addButton = gtk_button_new_with_label("Add pedal…")!
@@ -55,7 +71,6 @@ public final class PedalboardWindow {
         reporter = stateFile.map(StateReporter.init(path:))
         window = gtk_application_window_new(application)
         gtk_window_set_title(cast(raw(window)), "Stompbox")
-        gtk_window_set_default_size(cast(raw(window)), 1780, 640)
         if let icon = ResourceLocator.path("io.github.stompbox.Stompbox.svg") {
             gtk_window_set_icon_from_file(cast(raw(window)), icon, nil)
         }
@@ -79,7 +94,11 @@ public final class PedalboardWindow {
         readoutLabel = gtk_label_new("")
         statusLight = gtk_label_new("●")
 
-        gtk_box_pack_start(cast(raw(strip)), selectorBox, 0, 0, 0)
+        // The selectors scroll too when there are more than the strip has room for.
+        gtk_scrolled_window_set_policy(cast(raw(selectorScroller)), GTK_POLICY_AUTOMATIC, GTK_POLICY_NEVER)
+        gtk_scrolled_window_set_propagate_natural_width(cast(raw(selectorScroller)), 1)
+        gtk_container_add(cast(raw(selectorScroller)), selectorBox)
+        gtk_box_pack_start(cast(raw(strip)), selectorScroller, 1, 1, 0)
         addClass(addButton, "add-pedal")
         setAccessible(addButton, name: "Add pedal")
         gtk_widget_set_tooltip_text(addButton, "Put a pedal on the board (drag a pedal to move it, × takes it off)")
@@ -87,6 +106,9 @@ public final class PedalboardWindow {
         gtk_box_pack_start(cast(raw(strip)), addButton, 0, 0, 6)
         gtk_box_pack_start(cast(raw(strip)), moreButton, 0, 0, 6)
         addClass(readoutLabel, "readout")
+        gtk_label_set_ellipsize(cast(raw(readoutLabel)), PANGO_ELLIPSIZE_END)
+        gtk_label_set_width_chars(cast(raw(readoutLabel)), 12)
+        gtk_label_set_max_width_chars(cast(raw(readoutLabel)), 28)
         gtk_box_pack_end(cast(raw(strip)), readoutLabel, 0, 0, 12)
         gtk_box_pack_start(cast(raw(root)), strip, 0, 0, 0)
 
@@ -99,21 +121,26 @@ public final class PedalboardWindow {
         gtk_box_pack_start(cast(raw(presetColumn)), presetTitle, 0, 0, 0)
         gtk_box_pack_start(cast(raw(middle)), presetColumn, 0, 0, 0)
 
-        let scroller = gtk_scrolled_window_new(nil, nil)!
-        gtk_scrolled_window_set_policy(cast(raw(scroller)), GTK_POLICY_AUTOMATIC, GTK_POLICY_AUTOMATIC)
-        addClass(scroller, "board")
-        let board = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 14)!
-        gtk_widget_set_valign(pedalBox, GTK_ALIGN_CENTER)
-        gtk_widget_set_halign(board, GTK_ALIGN_CENTER)
-        gtk_widget_set_valign(board, GTK_ALIGN_CENTER)
-        gtk_container_set_border_width(cast(raw(board)), 18)
-        gtk_box_pack_start(cast(raw(board)), inputMeter.widget, 0, 0, 0)
+        // The board: the meters stay put on either side, the pedals scroll between them.
+        let board = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0)!
+        addClass(board, "board")
+        gtk_box_pack_start(cast(raw(board)), inputMeter.widget, 0, 0, 8)
         gtk_widget_set_valign(inputMeter.widget, GTK_ALIGN_CENTER)
-        gtk_box_pack_start(cast(raw(board)), pedalBox, 0, 0, 0)
-        gtk_box_pack_start(cast(raw(board)), outputMeter.widget, 0, 0, 0)
+        addClass(scroller, "board")
+        gtk_scrolled_window_set_policy(cast(raw(scroller)), GTK_POLICY_AUTOMATIC, GTK_POLICY_AUTOMATIC)
+        gtk_scrolled_window_set_propagate_natural_width(cast(raw(scroller)), 1)
+        gtk_scrolled_window_set_propagate_natural_height(cast(raw(scroller)), 1)
+        gtk_scrolled_window_set_kinetic_scrolling(cast(raw(scroller)), 1)
+        // A scroll bar always shown: a board wider than the window says so.
+        gtk_scrolled_window_set_overlay_scrolling(cast(raw(scroller)), 0)
+        gtk_widget_set_valign(pedalBox, GTK_ALIGN_CENTER)
+        gtk_widget_set_halign(pedalBox, GTK_ALIGN_CENTER)
+        gtk_container_set_border_width(cast(raw(pedalBox)), 12)
+        gtk_container_add(cast(raw(scroller)), pedalBox)
+        gtk_box_pack_start(cast(raw(board)), scroller, 1, 1, 0)
+        gtk_box_pack_start(cast(raw(board)), outputMeter.widget, 0, 0, 8)
         gtk_widget_set_valign(outputMeter.widget, GTK_ALIGN_CENTER)
-        gtk_container_add(cast(raw(scroller)), board)
-        gtk_box_pack_start(cast(raw(middle)), scroller, 1, 1, 0)
+        gtk_box_pack_start(cast(raw(middle)), board, 1, 1, 0)
         gtk_box_pack_start(cast(raw(root)), middle, 1, 1, 0)
 
         // Status bar.
@@ -122,6 +149,8 @@ public final class PedalboardWindow {
         addClass(statusLight, "status-light")
         gtk_box_pack_start(cast(raw(bar)), statusLight, 0, 0, 0)
         gtk_label_set_ellipsize(cast(raw(statusLabel)), PANGO_ELLIPSIZE_END)
+        // A long status never widens the window (it ellipsizes; the tooltip has it whole).
+        gtk_label_set_max_width_chars(cast(raw(statusLabel)), 60)
         gtk_label_set_xalign(cast(raw(statusLabel)), 0)
         setAccessible(statusLabel, name: "Audio status")
         gtk_box_pack_start(cast(raw(bar)), statusLabel, 1, 1, 0)
@@ -140,6 +169,7 @@ public final class PedalboardWindow {
         }
         onSignal(raw(window), "destroy") { [unowned self] in
             if tick != 0 { g_source_remove(tick); tick = 0 }
+            saveGeometry()
             onClosed?()
         }
         tick = addTimeout(milliseconds: 33) { [weak self] in
@@ -147,7 +177,68 @@ public final class PedalboardWindow {
             return true
         }
         showBoard()
+        place()
+        onEvent(raw(window), "configure-event") { [unowned self] _ in noteGeometry(); return false }
+        onEvent(raw(window), "window-state-event") { [unowned self] _ in noteGeometry(); return false }
         gtk_widget_show_all(window)
+    }
+
+    /// Sizes and places the window before it is shown (see the type's comment).
+    private func place() {
+        gtk_widget_show_all(gtk_bin_get_child(cast(raw(window))))
+        var minimum = GtkRequisition(), natural = GtkRequisition()
+        gtk_widget_get_preferred_size(window, &minimum, &natural)
+        var areas: [(x: Int, y: Int, width: Int, height: Int)] = []
+        if let display = gdk_display_get_default() {
+            // The primary monitor first: an unknown or lost place opens there.
+            let primary = gdk_display_get_primary_monitor(display)
+            var monitors = primary.map { [$0] } ?? []
+            for i in 0..<gdk_display_get_n_monitors(display) {
+                if let m = gdk_display_get_monitor(display, i), m != primary { monitors.append(m) }
+            }
+            for m in monitors {
+                var r = GdkRectangle()
+                gdk_monitor_get_workarea(m, &r)
+                areas.append((Int(r.x), Int(r.y), Int(r.width), Int(r.height)))
+            }
+        }
+        let (saved, problem) = WindowGeometry.load(from: geometryFile)
+        if let problem { FileHandle.standardError.write(Data("stompbox: \(problem)\n".utf8)) }
+        guard let g = WindowGeometry.placement(saved: saved, natural: (Int(natural.width), Int(natural.height)), workAreas: areas) else { return }
+        gtk_window_set_default_size(cast(raw(window)), Int32(g.width), Int32(g.height))
+        gtk_window_move(cast(raw(window)), Int32(g.x), Int32(g.y))
+        if g.maximized { gtk_window_maximize(cast(raw(window))) }
+    }
+
+    private func noteGeometry() {
+        let gtkWindow: UnsafeMutablePointer<GtkWindow> = cast(raw(window))
+        guard gtk_widget_get_realized(window) != 0 else { return }
+        let maximized = gtk_window_is_maximized(gtkWindow) != 0
+        var x: Int32 = 0, y: Int32 = 0, w: Int32 = 0, h: Int32 = 0
+        gtk_window_get_position(gtkWindow, &x, &y)
+        gtk_window_get_size(gtkWindow, &w, &h)
+        // A maximised window keeps the size it will return to.
+        var g = WindowGeometry(x: Int(x), y: Int(y), width: Int(w), height: Int(h), maximized: maximized)
+        if maximized, let old = geometry { g.width = old.width; g.height = old.height; g.x = old.x; g.y = old.y }
+        if g != geometry { geometry = g; geometryChanged = true }
+    }
+
+    private func saveGeometry() {
+        guard geometryChanged, let geometry else { return }
+        geometryChanged = false
+        do { try geometry.save(to: geometryFile) } catch {
+            FileHandle.standardError.write(Data("stompbox: the window's place was not kept: \(error.description)\n".utf8))
+        }
+    }
+
+    /// Scrolls the board so the pedal is in view.
+    private func scrollIntoView(_ kind: PedalKind) {
+        guard let pedal = pedals.first(where: { $0.kind == kind }),
+              let adjustment = gtk_scrolled_window_get_hadjustment(cast(raw(scroller))) else { return }
+        var x: Int32 = 0, y: Int32 = 0
+        gtk_widget_translate_coordinates(pedal.widget, pedalBox, 0, 0, &x, &y)
+        let left = Double(x) - 12, right = Double(x) + Double(gtk_widget_get_allocated_width(pedal.widget)) + 12
+        gtk_adjustment_clamp_page(adjustment, max(0, left), right)
     }
 
     /// Builds a pedal and a selector for each pedal on the chain's board, in its order.
@@ -290,6 +381,7 @@ public final class PedalboardWindow {
         gtk_widget_set_tooltip_text(button, "Switch \(kind.name) on or off")
         onSignal(raw(button), "toggled") { [unowned self] in
             guard !updatingSelectors else { return }
+            scrollIntoView(kind)
             let on = gtk_toggle_button_get_active(cast(raw(button))) != 0
             if on && isLocked(kind) {
                 syncControls()
@@ -345,6 +437,7 @@ public final class PedalboardWindow {
             seenChanges = changes
             syncControls()
         }
+        if ticks % 30 == 0 { saveGeometry() }
         if let reporter, ticks % 3 == 0 {
             reporter.report(engine: engine, status: status, uiSeconds: Int(Date().timeIntervalSince(started)),
                             readout: readout, layout: layout(), statusText: lastStatusText, extra: extraState?() ?? [:])
@@ -371,6 +464,7 @@ public final class PedalboardWindow {
         guard text != lastStatusText else { return }
         lastStatusText = text
         gtk_label_set_text(cast(raw(statusLabel)), text)
+        gtk_widget_set_tooltip_text(statusLabel, text)
         for c in ["status-ok", "status-bad", "status-off"] { removeClass(statusLight, c) }
         addClass(statusLight, light)
     }
@@ -408,6 +502,12 @@ public final class PedalboardWindow {
         result["addable"] = addablePedals.map(\.id)
         result["output_meter"] = ["clip": outputMeter.clipped, "limiter_db": outputMeter.reduction] as [String: Any]
         result["board"] = shownBoard.map(\.id)
+        // The window's rectangle and the visible part of the pedals, in screen pixels.
+        let scale = Int(gtk_widget_get_scale_factor(window))
+        let topLeft = rootPoint(window, 0, 0)
+        result["window"] = topLeft + [Int(gtk_widget_get_allocated_width(window)) * scale, Int(gtk_widget_get_allocated_height(window)) * scale]
+        result["strip_view"] = rootPoint(selectorScroller, 0, 0) + [Int(gtk_widget_get_allocated_width(selectorScroller)) * scale, Int(gtk_widget_get_allocated_height(selectorScroller)) * scale]
+        result["board_view"] = rootPoint(scroller, 0, 0) + [Int(gtk_widget_get_allocated_width(scroller)) * scale, Int(gtk_widget_get_allocated_height(scroller)) * scale]
         if let extraLayout { result.merge(extraLayout()) { $1 } }
         return result
     }

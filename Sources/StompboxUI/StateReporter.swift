@@ -56,13 +56,15 @@ final class StateReporter {
     }
 }
 
-/// A widget's point in root-window pixels.
+/// A widget's point (logical pixels within it) in screen pixels of the root window: what
+/// xdotool takes, so with `GDK_SCALE=2` twice GTK's logical figures.
 func rootPoint(_ widget: UnsafeMutablePointer<GtkWidget>, _ x: Int, _ y: Int) -> [Int] {
     guard let top = gtk_widget_get_toplevel(widget), let window = gtk_widget_get_window(top) else { return [0, 0] }
     var tx: Int32 = 0, ty: Int32 = 0, ox: Int32 = 0, oy: Int32 = 0
     _ = gtk_widget_translate_coordinates(widget, top, Int32(x), Int32(y), &tx, &ty)
     gdk_window_get_origin(window, &ox, &oy)
-    return [Int(ox + tx), Int(oy + ty)]
+    let scale = gtk_widget_get_scale_factor(top)
+    return [Int((ox + tx) * scale), Int((oy + ty) * scale)]
 }
 
 func rootCentre(_ widget: UnsafeMutablePointer<GtkWidget>) -> [Int] {

@@ -94,13 +94,17 @@ final class VirtualDisplay {
     let number: Int
     private let process: Child
 
-    init() throws {
+    let width: Int, height: Int
+
+    init(width: Int = 1920, height: Int = 1080) throws {
+        self.width = width
+        self.height = height
         var n = 70 + Int.random(in: 0..<400)
         while FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(n)") || FileManager.default.fileExists(atPath: "/tmp/.X\(n)-lock") {
             n += 1
         }
         number = n
-        process = try Child(["/usr/bin/Xvfb", ":\(n)", "-screen", "0", "1920x1080x24", "-nolisten", "tcp"])
+        process = try Child(["/usr/bin/Xvfb", ":\(n)", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp"])
         guard waitUntil(seconds: 10, { FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(n)") }) else {
             stop()
             throw HarnessError("Xvfb :\(n) did not start")
@@ -173,10 +177,12 @@ final class PedalboardSession {
 
     /// With `startFromDefaults`, the presets file's selected slot holds every default, so the
     /// window (which opens playing the selected preset) starts with every parameter at its default.
+    /// `screen` is the virtual screen's size in pixels; `presets` replaces presets.json.
     init(startFromDefaults: Bool = false, environment extra: [String: String] = [:], accessibility: Bool = false,
-         startPulse: Bool = true, arguments: [String] = []) throws {
+         startPulse: Bool = true, arguments: [String] = [], screen: (width: Int, height: Int) = (1920, 1080),
+         presets: String? = nil, geometry: Data? = nil) throws {
         self.accessibility = accessibility
-        display = try VirtualDisplay()
+        display = try VirtualDisplay(width: screen.width, height: screen.height)
         pulse = startPulse ? PrivatePulse() : nil
         home = FileManager.default.temporaryDirectory.appendingPathComponent("stompbox-ui-home-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
@@ -200,6 +206,16 @@ final class PedalboardSession {
             let slot = { (name: String) in #"{"format":"stompbox-preset","version":1,"name":"\#(name)","parameters":{}}"# }
             let presets = #"{"format":"stompbox-presets","version":1,"selected":0,"slots":[\#(slot("Init")),\#(slot("Init 2")),\#(slot("Init 3"))]}"#
             try Data(presets.utf8).write(to: folder.appendingPathComponent("presets.json"))
+        }
+        if let presets {
+            let folder = home.appendingPathComponent("config/stompbox")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data(presets.utf8).write(to: folder.appendingPathComponent("presets.json"))
+        }
+        if let geometry {
+            let folder = home.appendingPathComponent("config/stompbox")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try geometry.write(to: folder.appendingPathComponent("window.json"))
         }
         let stderr = home.appendingPathComponent("stderr.log").path
         if accessibility {

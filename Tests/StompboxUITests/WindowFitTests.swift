@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+
+/// The window on common screens, from a 1280×720 laptop to a 4K monitor at 200 %: it fits, the
+/// strip, presets, meters and status bar stay in view, every pedal can be brought into view from
+/// the strip, and the rightmost pedal's knob turns with a drag. Screenshots land in
+/// `.build/ui-tests/fit-<screen>.png`.
+@Suite("The window fits the screen", .serialized)
+struct WindowFitTests {
+    /// Every built-in pedal, the Reverb last (the Looper stays locked, so its strip entry would
+    /// open the store rather than switch it on).
+    static let presets: String = {
+        let chain = #"["gate","overdrive","eq","flanger","tremolo","delay","looper","reverb"]"#
+        let slot = { (name: String) in
+            #"{"format":"stompbox-preset","version":2,"name":"\#(name)","chain":\#(chain),"parameters":{}}"#
+        }
+        return #"{"format":"stompbox-presets","version":1,"selected":0,"slots":[\#(slot("All")),\#(slot("All 2")),\#(slot("All 3"))]}"#
+    }()
+
+    @Test("fits, everything reachable, the rightmost knob turns", arguments: ["1280x720", "1366x768", "1536x864", "1920x1080", "3840x2160@2"])
+    func fits(_ screen: String) throws {
+        let parts = screen.split(separator: "@")
+        let size = parts[0].split(separator: "x").compactMap { Int($0) }
+        let scale = parts.count > 1 ? Int(parts[1]) ?? 1 : 1
+        let (width, height) = (size[0], size[1])
+        let session = try PedalboardSession(environment: ["GDK_SCALE": "\(scale)"], screen: (width, height), presets: Self.presets)
+        defer { session.stop() }
+
+        func layout() -> [String: Any] { session.state()?["layout"] as? [String: Any] ?? [:] }
+        #expect(waitUntil(seconds: 10) { (layout()["board"] as? [String])?.count == 8 }, "board: \(String(describing: layout()["board"]))")
+        _ = try session.settledPoint(["more"])
+        let window = try #require(layout()["window"] as? [Int])
+        #expect(window[0] >= 0 && window[1] >= 0 && window[0] + window[2] <= width && window[1] + window[3] <= height,
+                "window \(window) on a \(width)×\(height) screen")
+        func onScreen(_ p: [Int]) -> Bool { p.count == 2 && p[0] >= 0 && p[1] >= 0 && p[0] < width && p[1] < height }
+        func within(_ p: [Int], _ r: [Int]) -> Bool { p[0] >= r[0] && p[1] >= r[1] && p[0] < r[0] + r[2] && p[1] < r[1] + r[3] }
+
+        // What stays in view: the strip, "Add pedal…", "More…", the preset column, the board's view.
+        var fixed: [String: [Int]] = [:]
+        for (id, p) in layout()["strip"] as? [String: [Int]] ?? [:] { fixed["strip \(id)"] = p }
+        fixed["more"] = layout()["more"] as? [Int]
+        fixed["add_pedal"] = layout()["add_pedal"] as? [Int]
+        for (id, p) in (layout()["presets"] as? [String: [Int]]) ?? [:] { fixed["presets \(id)"] = p }
+        #expect(fixed.count >= 8 + 2 + 3, "\(fixed.keys.sorted())")
+        for (name, p) in fixed { #expect(onScreen(p), "\(name) at \(p) is off the \(width)×\(height) screen") }
+        // The built-in pedals' strip entries all show (none scrolled out of the strip).
+        let strip = try #require(layout()["strip_view"] as? [Int])
+        for (id, p) in layout()["strip"] as? [String: [Int]] ?? [:] {
+            #expect(within(p, strip), "the strip's \(id) entry at \(p) is scrolled out of the strip \(strip)")
+        }
+        let view = try #require(layout()["board_view"] as? [Int])
+        #expect(within([view[0], view[1]], window) && view[0] + view[2] <= window[0] + window[2] && view[1] + view[3] <= window[1] + window[3],
+                "the board's view \(view) lies in the window \(window)")
+
+        // Every pedal comes into view from its strip entry (the Looper's beside the Reverb).
+        func points(_ pedal: String) -> [[Int]] {
+            guard let entry = layout()[pedal] as? [String: Any] else { return [] }
+            return Array(((entry["controls"] as? [String: [Int]]) ?? [:]).values) + [entry["footswitch"] as? [Int] ?? [-1, -1]]
+        }
+        func inView(_ pedal: String) -> Bool {
+            let p = points(pedal)
+            return !p.isEmpty && p.allSatisfy { within($0, view) && onScreen($0) }
+        }
+        for pedal in ["gate", "overdrive", "eq", "flanger", "tremolo", "delay", "reverb"] {
+            try session.click("strip", pedal)
+            #expect(waitUntil(seconds: 3) { inView(pedal) }, "\(pedal) is not in view after its strip entry was clicked: \(points(pedal)) outside \(view)")
+        }
+        #expect(inView("looper"), "the Looper is not in view beside the Reverb: \(points("looper"))")
+
+        // The rightmost pedal's knob turns.
+        let before = try #require(session.parameter("reverb.mix"))
+        let after = try session.dragKnob("reverb", "reverb.mix", pixels: before > 0.5 ? -60 * scale : 60 * scale)
+        #expect(after != nil && abs(after! - before) > 0.05, "Reverb Mix \(before) → \(String(describing: after)) after a drag")
+
+        let shot = try session.shot("fit-\(screen.replacingOccurrences(of: "@", with: "-scale")).png")
+        let colours = Int(try shell(["identify", "-format", "%k", shot]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        #expect(colours > 2000, "screenshot \(shot) looks blank (\(colours) colours)")
+    }
+
+    @Test("the window opens where it was left, at the size it was left")
+    func remembersItsPlace() throws {
+        // A screen the window fits at its natural size (a maximised window keeps its place).
+        var session: PedalboardSession? = try PedalboardSession(startFromDefaults: true, screen: (2560, 1440))
+        let home = session!.home
+        // Keep the home folder: the second window reads window.json from it.
+        let keep = FileManager.default.temporaryDirectory.appendingPathComponent("stompbox-ui-keep-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: keep) }
+        let found = try shell(["xdotool", "search", "--onlyvisible", "--name", "^Stompbox$"], environment: ["DISPLAY": session!.display.name]).output
+        let id = try #require(found.split(separator: "\n").first.map(String.init), "no Stompbox window")
+        try session!.xdotool("windowsize", id, "1500", "700")
+        try session!.xdotool("windowmove", id, "120", "90")
+        let geometryFile = home.appendingPathComponent("config/stompbox/window.json")
+        func saved() -> [String: Any]? {
+            FileManager.default.contents(atPath: geometryFile.path).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+        }
+        #expect(waitUntil(seconds: 5) { saved()?["width"] as? Int == 1500 && saved()?["x"] as? Int == 120 }, "window.json: \(String(describing: saved()))")
+        try FileManager.default.copyItem(at: home.appendingPathComponent("config"), to: keep)
+        session!.stop()
+        session = nil
+
+        let presets = try String(contentsOf: keep.appendingPathComponent("stompbox/presets.json"), encoding: .utf8)
+        let again = try PedalboardSession(screen: (2560, 1440), presets: presets, geometry: try Data(contentsOf: keep.appendingPathComponent("stompbox/window.json")))
+        defer { again.stop() }
+        _ = try again.settledPoint(["more"])
+        let window = try #require((again.state()?["layout"] as? [String: Any])?["window"] as? [Int])
+        #expect(window == [120, 90, 1500, 700], "the window opened at \(window)")
+    }
+}
