@@ -6,6 +6,16 @@ public enum ParameterUnit: String, Sendable {
     case decibels = "dB"
     case hertz = "Hz"
     case milliseconds = "ms"
+
+    /// The unit's name as a screen reader says it ("milliseconds").
+    public var spoken: String {
+        switch self {
+        case .none: ""
+        case .decibels: "decibels"
+        case .hertz: "hertz"
+        case .milliseconds: "milliseconds"
+        }
+    }
 }
 
 /// How a control maps its travel onto the range, and how values are written.
@@ -111,6 +121,13 @@ public struct ParameterSpec: Sendable, Equatable {
             number = formatDecimal(v, places: 2)
         }
         return unit == .none ? number : "\(number) \(unit.rawValue)"
+    }
+
+    /// The value as a screen reader says it: "420 milliseconds", "-6.0 decibels", "on".
+    public func spokenText(_ value: Float) -> String {
+        let written = format(value)
+        guard unit != .none, written.hasSuffix(" " + unit.rawValue) else { return written }
+        return String(written.dropLast(unit.rawValue.count)) + unit.spoken
     }
 
     /// Reads a value as the CLI and presets write it: a number, on/off/true/false for switches,

@@ -1,4 +1,5 @@
 import CGtk
+import CStompboxShim
 import Foundation
 import StompboxDSP
 
@@ -9,8 +10,10 @@ import StompboxDSP
 /// default; a two-finger rotate turns it on a touchscreen; arrow keys, Page Up/Down, Home/End
 /// and Delete (default) when focused. 270° sweep.
 ///
-/// Accessibility: role "dial", name = `ParameterSpec.name` ("Delay Time"), and the value as
-/// text ("420 ms") in the accessible description, updated on every change.
+/// Accessibility: role "dial", name = `ParameterSpec.name` ("Delay Time"), and AtkValue: the
+/// range, the current value with its spoken text ("420 milliseconds"), the step of an arrow key
+/// there, and setting a value (Orca's and other assistive tools' way to turn it). The written
+/// value ("420 ms") is also the accessible description. Both follow every change.
 final class Knob {
     static let sweep = 1.5 * Double.pi
 
@@ -39,7 +42,7 @@ final class Knob {
         self.diameter = Double(diameter)
         self.ink = ink
         travel = spec.normalized(store.load(parameter))
-        widget = gtk_drawing_area_new()
+        widget = stompbox_value_area_new()
         gtk_widget_set_size_request(widget, Int32(width), Int32(diameter + 26))
         gtk_widget_set_can_focus(widget, 1)
         gtk_widget_add_events(widget, Int32(bitPattern: GDK_BUTTON_PRESS_MASK.rawValue | GDK_BUTTON_RELEASE_MASK.rawValue
@@ -48,6 +51,25 @@ final class Knob {
         gtk_widget_set_tooltip_text(widget, spec.name)
         setAccessible(widget, name: spec.name, description: spec.format(store.load(parameter)), role: ATK_ROLE_DIAL)
         connectSignals()
+        var model = StompboxValueModel(
+            get: { Double(Knob.from($0).store.load(Knob.from($0).parameter)) },
+            set: { context, value in Knob.from(context).setValue(Float(value)) },
+            text: { context, value in strdup(Knob.from(context).spec.spokenText(Float(value))) },
+            increment: { Knob.from($0).increment },
+            minimum: Double(spec.minimum), maximum: Double(spec.maximum),
+            context: Unmanaged.passUnretained(self).toOpaque())
+        stompbox_value_area_set_model(widget, &model)
+    }
+
+    private static func from(_ context: UnsafeMutableRawPointer?) -> Knob {
+        Unmanaged<Knob>.fromOpaque(context!).takeUnretainedValue()
+    }
+
+    /// What one arrow key changes the value by, where the knob is now (log knobs step by ratios).
+    private var increment: Double {
+        let now = store.load(parameter)
+        let up = spec.value(normalized: min(travel + 0.02, 1)), down = spec.value(normalized: max(travel - 0.02, 0))
+        return Double(max(up - now, now - down, 0))
     }
 
     private func connectSignals() {
@@ -89,6 +111,8 @@ final class Knob {
     }
 
     private func releaseGestures() {
+        // The accessible may outlive the knob: it reads nothing through a stale context.
+        stompbox_value_area_set_model(widget, nil)
         for g in gestures { g_object_unref(raw(g)) }
         gestures = []
         if readoutTimer != 0 { g_source_remove(readoutTimer); readoutTimer = 0 }
@@ -175,6 +199,7 @@ final class Knob {
         if let accessible = gtk_widget_get_accessible(widget) {
             atk_object_set_description(accessible, spec.format(store.load(parameter)))
         }
+        stompbox_value_area_changed(widget)
         gtk_widget_set_tooltip_text(widget, readout)
         if turning || readoutTimer != 0 { onReadout?(readout) }
         gtk_widget_queue_draw(widget)

@@ -166,9 +166,14 @@ struct PedalboardWindowTests {
         let session = try PedalboardSession(startFromDefaults: true, accessibility: true)
         defer { session.stop() }
         let controls = try session.accessibleControls()
-        func find(_ name: String) -> (role: String, name: String, value: String)? { controls.first { $0.name == name } }
+        func find(_ name: String) -> (role: String, name: String, value: String, range: String)? { controls.first { $0.name == name } }
         #expect(find("Delay Time")?.role == "dial")
-        #expect(find("Delay Time")?.value == "350 ms")
+        // AtkValue: what Orca says ("Delay Time, 350 milliseconds"), the range, the arrow's step.
+        #expect(find("Delay Time")?.value == "350 milliseconds")
+        let range = (find("Delay Time")?.range ?? "").split(separator: " ").compactMap { Double($0) }
+        #expect(range.count == 4 && range[0] == 20 && range[1] == 2000 && range[2] > 5 && range[2] < 50 && range[3] == 350,
+                "Delay Time's AtkValue: \(String(describing: find("Delay Time")))")
+        #expect(find("Overdrive Level")?.value.hasSuffix("decibels") == true, "\(String(describing: find("Overdrive Level")))")
         #expect(find("Overdrive On")?.role == "toggle button")
         #expect(find("EQ 630 Hz")?.role == "slider")
         #expect(find("EQ 630 Hz")?.value == "0")
@@ -191,9 +196,15 @@ struct PedalboardWindowTests {
         let agrees = waitUntil(seconds: 8) {
             engine = "\(Int((session.parameter("delay.time_ms") ?? 0).rounded())) ms"
             seen = (try? session.accessibleControls().first { $0.name == "Delay Time" }?.value) ?? "nothing"
-            return seen == engine && engine != "350 ms"
+            return seen == engine.replacingOccurrences(of: " ms", with: " milliseconds") && engine != "350 ms"
         }
         #expect(agrees, "AT-SPI reads \(seen) for Delay Time, the engine holds \(engine)")
+
+        // A screen reader sets a value: the engine takes it, the spoken text follows.
+        #expect(try session.setAccessibleValue("Delay Time", 420))
+        #expect(waitUntil(seconds: 3) { session.parameter("delay.time_ms").map { abs($0 - 420) < 0.5 } == true },
+                "Delay Time after AtkValue set 420: \(String(describing: session.parameter("delay.time_ms")))")
+        #expect(waitUntil(seconds: 8) { (try? session.accessibleControls().first { $0.name == "Delay Time" }?.value) == "420 milliseconds" })
     }
 
     @Test("without a PulseAudio server the window opens, says so, and recovers when the server appears")

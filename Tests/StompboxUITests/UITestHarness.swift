@@ -275,16 +275,25 @@ final class PedalboardSession {
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Every named accessible of the window: (role, name, value or description).
-    func accessibleControls() throws -> [(role: String, name: String, value: String)] {
+    /// Every named accessible of the window: (role, name, value or description, and for
+    /// controls with AtkValue "minimum maximum increment current").
+    func accessibleControls() throws -> [(role: String, name: String, value: String, range: String)] {
         guard let bus = busAddress else { throw HarnessError("not an accessibility session") }
-        let script = Paths.repository.appendingPathComponent("Tests/StompboxUITests/Scripts/accessible-controls.py").path
-        let out = try shell(["/usr/bin/python3", "-W", "ignore", script], environment: ["DBUS_SESSION_BUS_ADDRESS": bus, "DISPLAY": display.name])
+        let out = try shell(["/usr/bin/python3", "-W", "ignore", Self.accessibilityScript], environment: ["DBUS_SESSION_BUS_ADDRESS": bus, "DISPLAY": display.name])
         return out.output.split(separator: "\n").compactMap { line in
             let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            return f.count == 3 ? (f[0], f[1], f[2]) : nil
+            return f.count == 4 ? (f[0], f[1], f[2], f[3]) : nil
         }
     }
+
+    /// Sets a control's value through AtkValue, as a screen reader would; true when it took it.
+    func setAccessibleValue(_ name: String, _ value: Double) throws -> Bool {
+        guard let bus = busAddress else { throw HarnessError("not an accessibility session") }
+        return try shell(["/usr/bin/python3", "-W", "ignore", Self.accessibilityScript, "--set", name, "\(value)"],
+                         environment: ["DBUS_SESSION_BUS_ADDRESS": bus, "DISPLAY": display.name]).status == 0
+    }
+
+    static let accessibilityScript = Paths.repository.appendingPathComponent("Tests/StompboxUITests/Scripts/accessible-controls.py").path
 
     func stop() {
         if accessibility, process.isRunning {

@@ -9,4 +9,22 @@ gulong stompbox_signal_connect(gpointer instance, const gchar *signal, GCallback
 /// g_object_set is variadic: asks the theme for its dark variant.
 void stompbox_prefer_dark_theme(void);
 
+/// A control's value for screen readers (AtkValue): what a drawn knob hands its accessible.
+/// `text` returns a malloc'd string (freed here with free()); `context` is the control's.
+typedef struct {
+    double (*get)(void *context);
+    void (*set)(void *context, double value);
+    char *(*text)(void *context, double value);
+    double (*increment)(void *context);
+    double minimum, maximum;
+    void *context;
+} StompboxValueModel;
+
+/// A GtkDrawingArea whose accessible implements AtkValue through the model set on it.
+GtkWidget *stompbox_value_area_new(void);
+/// Sets (copies) or clears (NULL) the model; clear it before the context goes away.
+void stompbox_value_area_set_model(GtkWidget *area, const StompboxValueModel *model);
+/// Tells assistive technology the value changed (AtkValue's value-changed and accessible-value).
+void stompbox_value_area_changed(GtkWidget *area);
+
 #endif
