@@ -1,5 +1,6 @@
 #include "CStompboxShim.h"
 #include <gtk/gtk-a11y.h>
+#include <gdk/gdkx.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,4 +155,81 @@ void stompbox_value_area_changed(GtkWidget *area) {
     g_signal_emit_by_name(accessible, "value-changed", v, t ? t : "");
     free(t);
     g_object_notify(G_OBJECT(accessible), "accessible-value");
+}
+
+/* Synthetic touch for tests. */
+
+static GdkDevice *test_touchscreen(GdkDisplay *display) {
+    static GdkDevice *device;
+    if (!device && GDK_IS_X11_DISPLAY(display)) {
+        G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+        GdkDeviceManager *manager = gdk_display_get_device_manager(display);
+        G_GNUC_END_IGNORE_DEPRECATIONS
+        device = g_object_new(GDK_TYPE_X11_DEVICE_XI2, "name", "Stompbox test touchscreen",
+                              "type", GDK_DEVICE_TYPE_SLAVE, "input-source", GDK_SOURCE_TOUCHSCREEN,
+                              "input-mode", GDK_MODE_SCREEN, "has-cursor", FALSE, "display", display,
+                              "device-manager", manager, "seat", gdk_display_get_default_seat(display),
+                              "device-id", 4242, NULL);
+    }
+    return device;
+}
+
+/* The deepest visible window of `window`'s tree under (x, y) (relative to `window`);
+   the point is made relative to the window found. */
+static GdkWindow *window_at(GdkWindow *window, double *x, double *y) {
+    for (GList *l = gdk_window_peek_children(window); l; l = l->next) {
+        GdkWindow *child = l->data;
+        if (!gdk_window_is_visible(child)) continue;
+        int cx, cy, cw, ch;
+        gdk_window_get_geometry(child, &cx, &cy, &cw, &ch);
+        if (*x >= cx && *y >= cy && *x < cx + cw && *y < cy + ch) {
+            *x -= cx;
+            *y -= cy;
+            return window_at(child, x, y);
+        }
+    }
+    return window;
+}
+
+int stompbox_test_touch(GtkWidget *toplevel, GdkEventType type, unsigned sequence, double root_x, double root_y) {
+    GdkWindow *top = gtk_widget_get_window(toplevel);
+    if (!top) return 0;
+    int ox, oy;
+    gdk_window_get_origin(top, &ox, &oy);
+    int scale = gdk_window_get_scale_factor(top);
+    double x = root_x / scale - ox, y = root_y / scale - oy;
+    /* A touch belongs to the window it began on until it lifts (X's implicit grab). */
+    static GdkWindow *grabbed[16];
+    unsigned slot = sequence % 16;
+    GdkWindow *target;
+    if (type == GDK_TOUCH_BEGIN || !grabbed[slot]) {
+        if (x < 0 || y < 0 || x >= gdk_window_get_width(top) || y >= gdk_window_get_height(top)) return 0;
+        target = window_at(top, &x, &y);
+        g_clear_object(&grabbed[slot]);
+        grabbed[slot] = g_object_ref(target);
+    } else {
+        target = grabbed[slot];
+        int tx, ty;
+        gdk_window_get_origin(target, &tx, &ty);
+        x = root_x / scale - tx;
+        y = root_y / scale - ty;
+    }
+    GdkDevice *device = test_touchscreen(gdk_window_get_display(top));
+    if (!device) return 0;
+    GdkEvent *event = gdk_event_new(type);
+    event->touch.window = g_object_ref(target);
+    event->touch.send_event = TRUE;
+    event->touch.time = (guint32)(g_get_monotonic_time() / 1000);
+    event->touch.x = x;
+    event->touch.y = y;
+    event->touch.x_root = root_x / scale;
+    event->touch.y_root = root_y / scale;
+    event->touch.sequence = GUINT_TO_POINTER(sequence);
+    event->touch.emulating_pointer = sequence == 1;
+    gdk_event_set_device(event, device);
+    gdk_event_set_source_device(event, device);
+    gtk_main_do_event(event);
+    gdk_event_free(event);
+    if (type == GDK_TOUCH_END || type == GDK_TOUCH_CANCEL) g_clear_object(&grabbed[slot]);
+    return 1;
 }

@@ -30,6 +30,8 @@ final class Knob {
     private(set) var travel: Float
     private var turning = false
     private var rotating = false
+    /// The travel when the two-finger rotation began.
+    private var rotateStart: Float = 0
     private var lastPoint = (x: 0.0, y: 0.0)
     private var startPoint = (x: 0.0, y: 0.0)
     private var gestures: [OpaquePointer] = []
@@ -102,10 +104,15 @@ final class Knob {
             if count == 2 { setValue(spec.defaultValue) }
         }
         // Two fingers: the rotation drives the knob and the first finger's drag is ignored.
-        onSignalWithPointer(raw(rotate), "begin") { [unowned self] in rotating = true; setTurning(true) }
+        onSignalWithPointer(raw(rotate), "begin") { [unowned self] in
+            rotating = true
+            rotateStart = travel
+            setTurning(true)
+        }
+        // GTK's angle delta is the angle turned since the gesture began, not since the last event.
         onPoint(raw(rotate), "angle-changed") { [unowned self] _, delta in
             rotating = true
-            turn(by: Float(delta / Knob.sweep))
+            setTravel(rotateStart + Float(delta / Knob.sweep))
         }
         onSignalWithPointer(raw(rotate), "end") { [unowned self] in rotating = false; setTurning(false) }
     }

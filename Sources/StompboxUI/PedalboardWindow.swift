@@ -51,6 +51,8 @@ public final class PedalboardWindow {
     private var geometry: WindowGeometry?
     private var geometryChanged = false
     private let geometryFile = WindowGeometry.file(in: UserDirectories())
+    /// `STOMPBOX_TEST_TOUCH`: synthetic touch for the tests (see `TestTouchFeed`).
+    private var touchFeed: TestTouchFeed?
     private var shownBoard: [PedalKind] = []
     /// "Add pedal…" at the end of the selectors, and its menu while open.
     private let addButton = gtk_button_new_with_label("Add pedal…")!
@@ -170,6 +172,8 @@ public final class PedalboardWindow {
         onSignal(raw(window), "destroy") { [unowned self] in
             if tick != 0 { g_source_remove(tick); tick = 0 }
             saveGeometry()
+            touchFeed?.stop()
+            touchFeed = nil
             onClosed?()
         }
         tick = addTimeout(milliseconds: 33) { [weak self] in
@@ -181,6 +185,9 @@ public final class PedalboardWindow {
         onEvent(raw(window), "configure-event") { [unowned self] _ in noteGeometry(); return false }
         onEvent(raw(window), "window-state-event") { [unowned self] _ in noteGeometry(); return false }
         gtk_widget_show_all(window)
+        if let path = ProcessInfo.processInfo.environment["STOMPBOX_TEST_TOUCH"] {
+            touchFeed = TestTouchFeed(path: path, window: window)
+        }
     }
 
     /// Sizes and places the window before it is shown (see the type's comment).

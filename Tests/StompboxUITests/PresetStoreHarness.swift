@@ -130,8 +130,12 @@ extension PedalboardSession {
     /// run read 901 ms while the drag went on to 2000).
     @discardableResult
     func dragKnob(_ pedal: String, _ id: String, pixels: Int) throws -> Double? {
-        let knob = try point(pedal, "controls", id)
-        try xdotool("mousemove", "\(knob.x)", "\(knob.y)", "mousedown", "1")
+        let xy = try settledPoint([pedal, "controls", id])
+        let knob = (x: xy[0], y: xy[1])
+        // As `click`: let GTK see the pointer arrive before the press.
+        try xdotool("mousemove", "\(knob.x)", "\(knob.y)")
+        Thread.sleep(forTimeInterval: 0.15)
+        try xdotool("mousedown", "1")
         let step = pixels > 0 ? 10 : -10
         for dy in stride(from: step, through: pixels, by: step) {
             try xdotool("mousemove", "\(knob.x)", "\(knob.y - dy)")

@@ -170,6 +170,7 @@ final class PedalboardSession {
     let process: Child
     let stateFile: String
     let home: URL
+    private var touchWriter: FileHandle?
 
     /// With `accessibility`, the window runs in its own D-Bus session with the AT-SPI bus
     /// (`dbus-run-session`), and `busAddress` lets a screen-reader client reach it.
@@ -180,7 +181,7 @@ final class PedalboardSession {
     /// `screen` is the virtual screen's size in pixels; `presets` replaces presets.json.
     init(startFromDefaults: Bool = false, environment extra: [String: String] = [:], accessibility: Bool = false,
          startPulse: Bool = true, arguments: [String] = [], screen: (width: Int, height: Int) = (1920, 1080),
-         presets: String? = nil, geometry: Data? = nil) throws {
+         presets: String? = nil, geometry: Data? = nil, touch: Bool = false) throws {
         self.accessibility = accessibility
         display = try VirtualDisplay(width: screen.width, height: screen.height)
         pulse = startPulse ? PrivatePulse() : nil
@@ -195,6 +196,11 @@ final class PedalboardSession {
         env["XDG_CONFIG_HOME"] = home.appendingPathComponent("config").path
         env["XDG_DATA_HOME"] = home.appendingPathComponent("data").path
         env["STOMPBOX_STATE_FILE"] = stateFile
+        if touch {
+            let fifo = home.appendingPathComponent("touch").path
+            guard mkfifo(fifo, 0o600) == 0 else { throw HarnessError("mkfifo \(fifo): errno \(errno)") }
+            env["STOMPBOX_TEST_TOUCH"] = fifo
+        }
         env["STOMPBOX_INPUT"] = "demo"
         env["STOMPBOX_OUTPUT"] = "amp_out"
         env["PULSE_SERVER"] = pulse?.server ?? "unix:/nonexistent"
@@ -253,6 +259,16 @@ final class PedalboardSession {
         return (xy[0], xy[1])
     }
 
+    /// Touch lines for the window's test touchscreen (`TestTouchFeed`): "down 1 X Y", "move 1 X Y",
+    /// "up 1 X Y", in screen pixels. Needs a session started with `touch: true`.
+    func touch(_ lines: String...) throws {
+        if touchWriter == nil {
+            touchWriter = FileHandle(forWritingAtPath: home.appendingPathComponent("touch").path)
+        }
+        guard let touchWriter else { throw HarnessError("no touch FIFO (start the session with touch: true)") }
+        touchWriter.write(Data(lines.map { $0 + "\n" }.joined().utf8))
+    }
+
     func xdotool(_ arguments: String...) throws {
         try shell(["xdotool"] + arguments, environment: ["DISPLAY": display.name])
     }
@@ -296,6 +312,7 @@ final class PedalboardSession {
     static let accessibilityScript = Paths.repository.appendingPathComponent("Tests/StompboxUITests/Scripts/accessible-controls.py").path
 
     func stop() {
+        try? touchWriter?.close()
         if accessibility, process.isRunning {
             // dbus-run-session ends with its child: close the window, then make sure.
             try? xdotool("key", "ctrl+q")

@@ -27,4 +27,10 @@ void stompbox_value_area_set_model(GtkWidget *area, const StompboxValueModel *mo
 /// Tells assistive technology the value changed (AtkValue's value-changed and accessible-value).
 void stompbox_value_area_changed(GtkWidget *area);
 
+/// Tests only (Xvfb has no touchscreen): feeds one touch event (GDK_TOUCH_BEGIN, _UPDATE or
+/// _END) of sequence `sequence` at a point of the screen (root pixels) into GTK's event handling,
+/// from a touchscreen device, to the window under the point, so the real gestures see it.
+/// Returns 0 when the point is on none of `toplevel`'s windows.
+int stompbox_test_touch(GtkWidget *toplevel, GdkEventType type, unsigned sequence, double root_x, double root_y);
+
 #endif

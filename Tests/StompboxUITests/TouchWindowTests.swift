@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+
+/// Touch, for real: Xvfb has no touchscreen, so the window is started with a test touchscreen
+/// (`STOMPBOX_TEST_TOUCH`, `TestTouchFeed`) whose events go through GTK's own event handling
+/// to the widgets' gesture objects. Checked through the engine's state and the layout.
+@Suite("Touch in the window", .serialized)
+struct TouchWindowTests {
+    /// Delay Time's knob travel (0…1) from its value: the knob is logarithmic over 20…2000 ms.
+    static func travel(_ ms: Double) -> Double { log(ms / 20) / log(100) }
+
+    @Test("a two-finger rotate turns a knob by the gesture's angle (45° of a 270° sweep is a sixth)")
+    func twoFingerRotate() throws {
+        let session = try PedalboardSession(startFromDefaults: true, touch: true)
+        defer { session.stop() }
+        let c = try session.point("delay", "controls", "delay.time_ms")
+        let before = try #require(session.parameter("delay.time_ms"))
+        let r = 18.0
+        func finger(_ n: Int, _ degrees: Double) -> String {
+            let a = degrees * .pi / 180, sign = n == 1 ? -1.0 : 1.0
+            return "\(n) \(Int((Double(c.x) + sign * r * cos(a)).rounded())) \(Int((Double(c.y) + sign * r * sin(a)).rounded()))"
+        }
+        try session.touch("down \(finger(1, 0))")
+        Thread.sleep(forTimeInterval: 0.03)
+        try session.touch("down \(finger(2, 0))")
+        // Clockwise on screen (y grows downwards), 5° a step.
+        for step in 1...9 {
+            Thread.sleep(forTimeInterval: 0.03)
+            try session.touch("move \(finger(1, Double(step) * 5))", "move \(finger(2, Double(step) * 5))")
+        }
+        Thread.sleep(forTimeInterval: 0.03)
+        try session.touch("up \(finger(2, 45))", "up \(finger(1, 45))")
+        var after = before
+        _ = waitUntil(seconds: 3) {
+            after = session.parameter("delay.time_ms") ?? before
+            return abs(Self.travel(after) - Self.travel(before) - 1.0 / 6) < 0.03
+        }
+        let turned = Self.travel(after) - Self.travel(before)
+        print("two-finger rotate of 45°: Delay Time \(before) → \(after) ms, \(turned) of the sweep (a sixth is 0.1667)")
+        #expect(abs(turned - 1.0 / 6) < 0.03, "Delay Time \(before) → \(after) ms: turned \(turned) of the sweep, not 1/6")
+    }
+
+    @Test("a tap on a footswitch toggles the pedal, a second tap toggles it back")
+    func tapFootswitch() throws {
+        let session = try PedalboardSession(startFromDefaults: true, touch: true)
+        defer { session.stop() }
+        let f = try session.point("overdrive", "footswitch")
+        #expect(session.parameter("overdrive.enabled") == 0)
+        try session.touch("down 1 \(f.x) \(f.y)")
+        Thread.sleep(forTimeInterval: 0.08)
+        try session.touch("up 1 \(f.x) \(f.y)")
+        #expect(waitUntil(seconds: 3) { session.parameter("overdrive.enabled") == 1 })
+        Thread.sleep(forTimeInterval: 0.5)
+        try session.touch("down 1 \(f.x) \(f.y)")
+        Thread.sleep(forTimeInterval: 0.08)
+        try session.touch("up 1 \(f.x) \(f.y)")
+        #expect(waitUntil(seconds: 3) { session.parameter("overdrive.enabled") == 0 })
+    }
+
+    @Test("taps on the Looper record and play; a long press clears it")
+    func looperLongPress() throws {
+        let session = try PedalboardSession(startFromDefaults: true, environment: try unlockedLooperEnvironment(), touch: true)
+        defer { session.stop() }
+        let f = try session.point("looper", "footswitch")
+        func tap() throws {
+            try session.touch("down 1 \(f.x) \(f.y)")
+            Thread.sleep(forTimeInterval: 0.08)
+            try session.touch("up 1 \(f.x) \(f.y)")
+        }
+        try tap()
+        #expect(waitUntil(seconds: 5) { session.looperState == "recording" }, "looper: \(String(describing: session.looperState))")
+        Thread.sleep(forTimeInterval: 1.0)
+        try tap()
+        #expect(waitUntil(seconds: 5) { session.looperState == "playing" && (session.looperLength ?? 0) > 24_000 })
+        try session.touch("down 1 \(f.x) \(f.y)")
+        Thread.sleep(forTimeInterval: 1.2)
+        try session.touch("up 1 \(f.x) \(f.y)")
+        #expect(waitUntil(seconds: 5) { session.looperState == "stopped" && session.looperLength == 0 },
+                "after a 1.2 s press: \(String(describing: session.looperState)), length \(String(describing: session.looperLength))")
+    }
+
+    @Test("a one-finger swipe to the left scrolls the board on a 1280×720 screen")
+    func swipeScrollsTheBoard() throws {
+        let session = try PedalboardSession(screen: (1280, 720), presets: WindowFitTests.presets, touch: true)
+        defer { session.stop() }
+        _ = try session.settledPoint(["more"])
+        let view = try #require((session.state()?["layout"] as? [String: Any])?["board_view"] as? [Int])
+        let start = try session.settledPoint(["overdrive", "origin"])
+        // On the board below the pedals (the tolex, not a pedal: a pedal's body drags the pedal).
+        let y = start[1] + 340 + 24
+        #expect(y < view[1] + view[3] - 20, "no board below the pedals: \(view)")
+        let x0 = view[0] + view[2] - 60
+        try session.touch("down 1 \(x0) \(y)")
+        for step in 1...12 {
+            Thread.sleep(forTimeInterval: 0.016)
+            try session.touch("move 1 \(x0 - step * 40) \(y)")
+        }
+        try session.touch("up 1 \(x0 - 480) \(y)")
+        var now = start
+        #expect(waitUntil(seconds: 3) {
+            now = (try? session.point("overdrive", "origin")).map { [$0.x, $0.y] } ?? start
+            return now[0] <= start[0] - 300
+        }, "the Overdrive moved from \(start) to \(now) after a 480 px swipe")
+        #expect(now[1] == start[1])
+        print("swipe of 480 px: the Overdrive moved from x=\(start[0]) to x=\(now[0])")
+
+        // Back to the right, starting on a pedal's body (under its name): the board scrolls, and
+        // the pedal stays where it is in the chain (moving a pedal is the mouse's drag).
+        Thread.sleep(forTimeInterval: 1.5)
+        let board = BoardWindowTests.shownPedals(session)
+        let tremolo = try session.settledPoint(["tremolo", "origin"])
+        let from = (x: max(tremolo[0] + 92, view[0] + 20), y: tremolo[1] + 222)
+        let scrolled = try session.settledPoint(["overdrive", "origin"])
+        try session.touch("down 1 \(from.x) \(from.y)")
+        for step in 1...12 {
+            Thread.sleep(forTimeInterval: 0.016)
+            try session.touch("move 1 \(from.x + step * 40) \(from.y)")
+        }
+        try session.touch("up 1 \(from.x + 480) \(from.y)")
+        var back = scrolled
+        #expect(waitUntil(seconds: 3) {
+            back = (try? session.point("overdrive", "origin")).map { [$0.x, $0.y] } ?? scrolled
+            return back[0] >= scrolled[0] + 300
+        }, "the Overdrive moved from \(scrolled) to \(back) after a 480 px swipe on the Tremolo")
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(BoardWindowTests.shownPedals(session) == board, "a swipe rearranged the board: \(BoardWindowTests.shownPedals(session))")
+    }
+}
