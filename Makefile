@@ -4,9 +4,11 @@ BUILD_DEPS := libsndfile1-dev libpulse-dev libsamplerate0-dev libgtk-3-dev librs
 RUN_DEPS   := $(BUILD_DEPS) pulseaudio-utils
 # lv2file is the reference host the LV2 tests compare against; the plugin packages are what they host.
 TEST_DEPS  := $(BUILD_DEPS) lv2file x42-plugins guitarix-lv2 calf-plugins pulseaudio pulseaudio-utils xvfb xdotool imagemagick sox at-spi2-core dbus-x11 fonts-dejavu-core dbus python3-gi gir1.2-atspi-2.0 pipewire pipewire-pulse pipewire-bin wireplumber
+# The window bench runs under a window manager, as on a desktop.
+BENCH_DEPS := $(TEST_DEPS) matchbox-window-manager
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test bench build deps-run deps-test check-swift clean
+.PHONY: run test bench build deps-run deps-test deps-bench check-swift clean
 
 run: deps-run check-swift
 	$(SWIFT) build -c release --product stompbox-window
@@ -26,9 +28,10 @@ test: deps-test check-swift
 	$(SWIFT) test --skip-build --no-parallel --filter '$(UI_TESTS)'
 	$(SWIFT) test --skip-build --no-parallel --filter '$(LIVE_TESTS)'
 
-bench: deps-test check-swift
+bench: deps-bench check-swift
 	$(SWIFT) build -c release --product StompboxBench
 	$(SWIFT) build -c release --product stompbox
+	$(SWIFT) build -c release --product stompbox-window
 	@# Counts allocations through malloc-interposer; the bench preloads it itself when needed
 	@# (LD_PRELOAD of .build/release/libMallocInterposerSwift.so) and exits 1 if chain.process allocates.
 	.build/release/StompboxBench
@@ -44,6 +47,8 @@ deps-run:
 	@./scripts/install-deps $(RUN_DEPS)
 deps-test:
 	@./scripts/install-deps $(TEST_DEPS)
+deps-bench:
+	@./scripts/install-deps $(BENCH_DEPS)
 
 clean:
 	rm -rf .build

@@ -6,6 +6,8 @@
 // what the test suite runs), --latency-seconds S (30: per latency setting), --latency-setting BLOCK/MS
 // (repeatable: measure these instead of the default and the low-latency one). Exits 1 if `chain.process` allocated or allocations cannot be counted.
 // --lv2-allocations URI… counts the allocations in LV2Pedal.process instead (see LV2Allocations.swift).
+// --window-only measures only the window (WindowBench.swift: first frame, idle GUI CPU, memory);
+// --no-window leaves it out.
 
 import CAudioShim
 import Foundation
@@ -29,6 +31,8 @@ struct Options {
     var latencyOnly = false
     var servers: [AudioServerKind] = []
     var driftSeconds = 60.0
+    var window = true
+    var windowOnly = false
 
     init(_ arguments: [String]) {
         var i = 1
@@ -44,6 +48,8 @@ struct Options {
             case "--no-sox": sox = false
             case "--no-latency": latency = false
             case "--latency-only": latencyOnly = true
+            case "--no-window": window = false
+            case "--window-only": windowOnly = true
             case "--server": servers.append(AudioServerKind(rawValue: value()) ?? { fatal("--server takes pulseaudio or pipewire") }())
             case "--drift-seconds": driftSeconds = Double(value()) ?? { fatal("--drift-seconds takes a number") }()
             case "--allocations-only": allocationsOnly = true; sox = false; latency = false
@@ -53,7 +59,7 @@ struct Options {
                 let parts = value().split(separator: "/")
                 guard parts.count == 2, let block = Int(parts[0]), let ms = Double(parts[1]) else { fatal("--latency-setting takes BLOCK/MS, e.g. 128/10") }
                 latencySettings.append(LatencyBench.Setting(name: "\(block)/\(parts[1])", block: block, latencyMs: ms))
-            default: fatal("unknown option \(arguments[i]) (use --seconds S, --runs N, --no-sox, --no-latency, --allocations-only, --latency-seconds S, --latency-setting BLOCK/MS)")
+            default: fatal("unknown option \(arguments[i]) (use --seconds S, --runs N, --no-sox, --no-latency, --allocations-only, --latency-seconds S, --latency-setting BLOCK/MS, --window-only, --no-window)")
             }
             i += 1
         }
@@ -264,6 +270,10 @@ func format(_ value: Double, _ places: Int = 1) -> String { String(format: "%.\(
 // MARK: Main
 
 let options = Options(CommandLine.arguments)
+if options.windowOnly {
+    do { try WindowBench.run(runs: 3) } catch { fatal("window bench: \(error)") }
+    exit(0)
+}
 if options.latencyOnly {
     do {
         try LatencyBench.run(options.latencySettings.isEmpty ? LatencyBench.settings : options.latencySettings,
@@ -387,6 +397,11 @@ if options.latency {
                              seconds: options.latencySeconds, driftSeconds: options.driftSeconds,
                              servers: options.servers.isEmpty ? AudioServerKind.allCases : options.servers)
     } catch { print("  latency bench failed: \(error)") }
+}
+
+// The window (issue 10): first frame, the GUI thread's CPU untouched, resident memory.
+if options.window && !options.allocationsOnly {
+    do { try WindowBench.run(runs: 3) } catch { print("  window bench failed: \(error)") }
 }
 
 if allocationFailure {

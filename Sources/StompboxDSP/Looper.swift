@@ -1,11 +1,12 @@
 import Foundation
+import Synchronization
 
 /// A one-pedal looper: `tap` cycles stopped → recording → playing → overdubbing → playing → …,
 /// `hold` stops and clears, `undo` removes the last overdub. Output = input + level × loop
 /// (while recording the input passes through unchanged).
 ///
-/// Tapes: two tapes of `maximumLength` samples (at least `minimumCapacity` seconds), allocated
-/// in `prepare`. The tapes are split into chunks of `chunkSize` samples, and each chunk's
+/// Tapes: two tapes of `maximumLength` samples (at least `minimumCapacity` seconds), reserved
+/// in `prepare` and resident only as far as they are used (`LooperTapes`). The tapes are split into chunks of `chunkSize` samples, and each chunk's
 /// current layer lives in one of the two tapes (`owner`). The first time an overdub touches a
 /// chunk, the chunk is copied to the other tape and the overdub goes on there, so the previous
 /// layer stays intact: copying is spread over the overdub (one chunk per 4096 samples), and
@@ -48,6 +49,15 @@ public final class Looper: AudioEffect {
 
     private var tapeA = UnsafeMutablePointer<Float>.allocate(capacity: 1)
     private var tapeB = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+    /// The tapes' memory when reserved lazily; nil while `tapeA`/`tapeB` are allocated here
+    /// (before `prepare`, or where the system refuses to reserve memory).
+    private var tapes: LooperTapes? {
+        didSet { published = tapes.map { ($0.frontier, $0.loopExists) } }
+    }
+    /// The tapes' cells the audio thread publishes to (no reference counting; `tapes` owns them).
+    private var published: (frontier: UnsafeMutablePointer<Atomic<Int>>, loopExists: UnsafeMutablePointer<Atomic<Bool>>)?
+    /// Seconds of tape A kept resident ahead of the recording position.
+    static let residentAhead = 10.0
     /// Per chunk: which tape (0 = A, 1 = B) holds the current layer.
     private var owner = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
     /// Per chunk: the overdub that last copied it (0 = none).
@@ -91,27 +101,43 @@ public final class Looper: AudioEffect {
     }
 
     deinit {
-        tapeA.deallocate()
-        tapeB.deallocate()
+        releaseTapes()
         owner.deallocate()
         touchedBy.deallocate()
         fade.deallocate()
     }
 
-    /// Allocates and zeroes both tapes (about 46 MB at 48 kHz) and clears the looper.
-    /// Not on the audio thread.
+    private func releaseTapes() {
+        if let tapes {
+            tapes.stop()
+            self.tapes = nil
+        } else {
+            tapeA.deallocate()
+            tapeB.deallocate()
+        }
+    }
+
+    /// Reserves both tapes (about 46 MB at 48 kHz, resident only as they are used) and clears
+    /// the looper. Not on the audio thread.
     public func prepare(sampleRate: Double, maximumBlockSize: Int) {
         let wanted = Int((Looper.minimumCapacity * sampleRate).rounded(.up))
         chunkCount = (wanted + Looper.chunkSize - 1) >> Looper.chunkShift
         maximumLength = wanted
         let capacity = chunkCount << Looper.chunkShift
-        tapeA.deallocate(); tapeB.deallocate()
-        tapeA = .allocate(capacity: capacity)
-        tapeB = .allocate(capacity: capacity)
-        // Writing every page now keeps page faults (the kernel's first-touch zero fill) off the
-        // audio thread while recording and overdubbing.
-        tapeA.initialize(repeating: 0, count: capacity)
-        tapeB.initialize(repeating: 0, count: capacity)
+        releaseTapes()
+        if let reserved = LooperTapes(capacity: capacity, ahead: Int(Looper.residentAhead * sampleRate)) {
+            tapes = reserved
+            tapeA = reserved.a
+            tapeB = reserved.b
+            reserved.start()
+        } else {
+            // Writing every page now keeps page faults (the kernel's first-touch zero fill) off
+            // the audio thread while recording and overdubbing.
+            tapeA = .allocate(capacity: capacity)
+            tapeB = .allocate(capacity: capacity)
+            tapeA.initialize(repeating: 0, count: capacity)
+            tapeB.initialize(repeating: 0, count: capacity)
+        }
         owner.deallocate(); touchedBy.deallocate()
         owner = .allocate(capacity: chunkCount)
         owner.initialize(repeating: 0, count: chunkCount)
@@ -284,7 +310,17 @@ public final class Looper: AudioEffect {
         control.positionValue.store(state == .recording ? length : position, ordering: .relaxed)
         control.lengthValue.store(length, ordering: .relaxed)
         control.undoAvailableValue.store(canUndo, ordering: .relaxed)
+        if let published {
+            published.frontier.pointee.store(length, ordering: .relaxed)
+            published.loopExists.pointee.store(state != .recording && length > 0, ordering: .relaxed)
+        }
     }
+
+    /// How many samples of each tape are resident (nil when the tapes are not reserved lazily).
+    var residentTape: (a: Int, b: Int)? { tapes?.resident }
+
+    /// One pass of the tapes' background thread, now (tests).
+    func updateTapes() { tapes?.update() }
 
     // MARK: Runs (each stays within one chunk, the loop and one transition)
 

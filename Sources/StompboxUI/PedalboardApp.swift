@@ -25,6 +25,10 @@ public final class PedalboardApp {
     public init(engine: LiveEngine, stateFile: String?) {
         self.engine = engine
         self.stateFile = stateFile
+        // The window draws with cairo only. Without this GDK's X11 backend opens GLX to pick a
+        // visual, which loads the GL driver (Mesa's llvmpipe here, radeonsi on many desktops:
+        // libLLVM, about 50 MB resident) for nothing. A GDK_GL set by the user wins.
+        setenv("GDK_GL", "disable", 0)
     }
 
     /// Runs the GTK main loop until the window is closed; returns the exit status.

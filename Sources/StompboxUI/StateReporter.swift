@@ -62,11 +62,28 @@ func rootPoint(_ widget: UnsafeMutablePointer<GtkWidget>, _ x: Int, _ y: Int) ->
     guard let top = gtk_widget_get_toplevel(widget), let window = gtk_widget_get_window(top) else { return [0, 0] }
     var tx: Int32 = 0, ty: Int32 = 0, ox: Int32 = 0, oy: Int32 = 0
     _ = gtk_widget_translate_coordinates(widget, top, Int32(x), Int32(y), &tx, &ty)
-    gdk_window_get_origin(window, &ox, &oy)
+    let key = UnsafeMutableRawPointer(window)
+    if let cached = originCache?[key] {
+        (ox, oy) = cached
+    } else {
+        gdk_window_get_origin(window, &ox, &oy)
+        originCache?[key] = (ox, oy)
+    }
     let scale = gtk_widget_get_scale_factor(top)
     return [Int((ox + tx) * scale), Int((oy + ty) * scale)]
 }
 
 func rootCentre(_ widget: UnsafeMutablePointer<GtkWidget>) -> [Int] {
     rootPoint(widget, Int(gtk_widget_get_allocated_width(widget)) / 2, Int(gtk_widget_get_allocated_height(widget)) / 2)
+}
+
+/// Window origins during one `withOriginCache` (each lookup is a round trip to the X server).
+nonisolated(unsafe) private var originCache: [UnsafeMutableRawPointer: (Int32, Int32)]?
+
+/// Runs `body` (GTK thread) with each window's origin asked of the X server once: a layout of
+/// a hundred points is a hundred round trips otherwise.
+func withOriginCache<T>(_ body: () -> T) -> T {
+    originCache = [:]
+    defer { originCache = nil }
+    return body()
 }

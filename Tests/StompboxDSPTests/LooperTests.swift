@@ -316,6 +316,31 @@ func firstDifference(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>, tolerance: 
         }
     }
 
+    /// The two-minute tapes cost memory only as far as they are used: tape A ten seconds ahead
+    /// of the recording, tape B (overdubs' layer beneath) up to the loop's length once there is
+    /// one; the loop plays back exactly all the same.
+    @Test func tapesAreResidentOnlyAsFarAsTheyAreUsed() throws {
+        let rig = LooperRig()
+        let ahead = Int(Looper.residentAhead * 48_000)
+        let start = try #require(rig.looper.residentTape, "the tapes were not reserved lazily")
+        #expect(start.a >= ahead && start.a < ahead + 1024, "tape A resident \(start.a) before recording")
+        #expect(start.b == 0)
+        let passage = Signal.noise(length: 3 * 48_000, amplitude: 0.4, seed: 5)
+        rig.run(passage, [(0, .tap)])
+        rig.looper.updateTapes()
+        let recording = try #require(rig.looper.residentTape)
+        #expect(recording.a >= passage.count + ahead && recording.a < passage.count + ahead + 1024)
+        #expect(recording.b == 0, "tape B is not needed while the first pass records")
+        let out = rig.run(passage, [(0, .tap)])
+        rig.looper.updateTapes()
+        let looping = try #require(rig.looper.residentTape)
+        #expect(looping.b >= passage.count && looping.b < passage.count + 1024, "tape B resident \(looping.b) for a loop of \(passage.count)")
+        // Far below the 2 × 120 s reserved.
+        #expect(looping.a + looping.b < rig.looper.maximumLength / 4)
+        let fade = rig.fadeLength
+        #expect(firstDifference(out[fade...], zip(passage, passage).map { $0 + $1 }[fade...], tolerance: 1e-6) == nil)
+    }
+
     @Test func resetKeepsTheRecording() {
         let passage = Signal.noise(length: Self.length, amplitude: 0.4, seed: 81)
         let (rig, _) = Self.recorded(passage)
