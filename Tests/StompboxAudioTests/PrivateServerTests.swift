@@ -222,13 +222,62 @@ struct PrivateServerTests {
     /// the writer's; a stalled writer stops the reader. On PipeWire 0.3.65 the reader receives
     /// the graph's 48 000 a second, with silence where the writer fell short, and a stall is
     /// silence.
+    ///
+    /// Rates are frames against the wall clock, so a take during which the host stalled the
+    /// machine says nothing (a fresh-clone run read 47 826/s on PipeWire in a stretch when the
+    /// host held other takes back by up to 27 ms): it is retaken (`quietTake`), and judged when
+    /// quiet or clean.
     static func pipeSourceClock(_ kind: AudioServerKind) throws {
         let server = try PrivatePulseServer(kind: kind)
         try server.start()
         defer { server.stop() }
-        let source = try server.loadPipeSource(name: "slow_guitar")
-        let recording = try server.startRecording(source: source.name)
         let asked = 47_520.0
+        var n = 0
+        guard let take = try quietTake("[\(kind)] the pipe source's clock", { () throws -> PipeClockTake in
+            n += 1
+            return try pipeClockTake(server, name: "slow_guitar\(n)", asked: asked)
+        }, clean: { $0.passes(kind, asked: asked) }) else { return }
+        print(take)
+        if kind.pipeSourceRunsOnWriterClock {
+            #expect(abs(take.running / asked - 1) < 0.002, "[\(kind)] reader rate \(take.running), writer \(asked)")
+            #expect(take.stalledFrames < 4_800, "[\(kind)] \(take.stalledFrames) frames arrived while the writer was stalled")
+            #expect(abs(take.resumed / asked - 1) < 0.005, "[\(kind)] reader rate after resume \(take.resumed)")
+            #expect(take.silent == 0, "[\(kind)] \(take.silent) silent samples")
+        } else {
+            // The documented limitation: graph clock, silence for the missing samples.
+            #expect(abs(take.running / 48_000 - 1) < 0.002, "[\(kind)] reader rate \(take.running)")
+            #expect(take.stalledFrames > 48_000, "[\(kind)] only \(take.stalledFrames) frames arrived during the stall")
+            #expect(take.silent > 48_000, "[\(kind)] \(take.silent) silent samples")
+        }
+    }
+
+    struct PipeClockTake: CustomStringConvertible {
+        var kind: AudioServerKind
+        var asked: Double
+        var writerRate: Double
+        var running: Double
+        var stalledFrames: Int
+        var resumed: Double
+        var silent: Int
+
+        func passes(_ kind: AudioServerKind, asked: Double) -> Bool {
+            kind.pipeSourceRunsOnWriterClock
+                ? abs(running / asked - 1) < 0.002 && stalledFrames < 4_800 && abs(resumed / asked - 1) < 0.005 && silent == 0
+                : abs(running / 48_000 - 1) < 0.002 && stalledFrames > 48_000 && silent > 48_000
+        }
+
+        var description: String {
+            "[\(kind)] writer at \(asked)/s (measured \(String(format: "%.2f", writerRate))): reader received "
+                + "\(String(format: "%.1f", running))/s; \(stalledFrames) frames during a 1.5 s stall; "
+                + "\(String(format: "%.1f", resumed))/s after resume; \(silent) silent samples in the stream"
+        }
+    }
+
+    /// One take: a pipe source of its own, a writer `asked` samples a second, the reader's rate
+    /// running, during a 1.5 s stall and after it.
+    static func pipeClockTake(_ server: PrivatePulseServer, name: String, asked: Double) throws -> PipeClockTake {
+        let source = try server.loadPipeSource(name: name)
+        let recording = try server.startRecording(source: source.name)
         let writer = try PacedWriter(source: source, rate: asked, looping: ramp.map { $0 * 0.5 + 0.25 })
 
         // Frames received against time, after a second for start-up.
@@ -256,20 +305,7 @@ struct PrivateServerTests {
         writer.stop()
         let received = recording.finishMono()
         let silent = received.drop { $0 == 0 }.filter { $0 == 0 }.count
-        print("[\(kind)] writer at \(asked)/s (measured \(String(format: "%.2f", writer.measuredRate() ?? 0))): reader received "
-              + "\(String(format: "%.1f", running.rate))/s; \(stalled.frames) frames during a 1.5 s stall; "
-              + "\(String(format: "%.1f", resumed.rate))/s after resume; \(silent) silent samples in the stream")
-
-        if kind.pipeSourceRunsOnWriterClock {
-            #expect(abs(running.rate / asked - 1) < 0.002, "[\(kind)] reader rate \(running.rate), writer \(asked)")
-            #expect(stalled.frames < 4_800, "[\(kind)] \(stalled.frames) frames arrived while the writer was stalled")
-            #expect(abs(resumed.rate / asked - 1) < 0.005, "[\(kind)] reader rate after resume \(resumed.rate)")
-            #expect(silent == 0, "[\(kind)] \(silent) silent samples")
-        } else {
-            // The documented limitation: graph clock, silence for the missing samples.
-            #expect(abs(running.rate / 48_000 - 1) < 0.002, "[\(kind)] reader rate \(running.rate)")
-            #expect(stalled.frames > 48_000, "[\(kind)] only \(stalled.frames) frames arrived during the stall")
-            #expect(silent > 48_000, "[\(kind)] \(silent) silent samples")
-        }
+        return PipeClockTake(kind: server.kind, asked: asked, writerRate: writer.measuredRate() ?? 0, running: running.rate,
+                             stalledFrames: stalled.frames, resumed: resumed.rate, silent: silent)
     }
 }
