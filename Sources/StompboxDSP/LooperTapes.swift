@@ -32,9 +32,11 @@ final class LooperTapes: @unchecked Sendable {
     private let bytes: Int
     private let stopping = Atomic<Bool>(false)
     private var thread: pthread_t?
-    /// How far each tape is resident (samples; background thread and `prepare` only).
+    /// How far each tape is resident (samples), under `lock`: the background thread and a test's
+    /// `update` may run at once (never the audio thread).
     private var residentA = 0
     private var residentB = 0
+    private let lock = NSLock()
 
     private static let pageFloats = 4096 / MemoryLayout<Float>.size
 
@@ -103,13 +105,19 @@ final class LooperTapes: @unchecked Sendable {
 
     /// One pass of the background thread (also for tests).
     func update() {
+        lock.lock()
+        defer { lock.unlock() }
         let written = frontier.pointee.load(ordering: .relaxed)
         populate(tapeA: true, upTo: written + ahead)
         if loopExists.pointee.load(ordering: .relaxed) { populate(tapeA: false, upTo: written) }
     }
 
     /// How many samples of each tape are resident (for tests and the benchmark).
-    var resident: (a: Int, b: Int) { (residentA, residentB) }
+    var resident: (a: Int, b: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (residentA, residentB)
+    }
 
     private func populate(tapeA: Bool, upTo wanted: Int) {
         let target = min(capacity, (wanted + Self.pageFloats - 1) / Self.pageFloats * Self.pageFloats)

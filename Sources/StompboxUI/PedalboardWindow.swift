@@ -13,7 +13,8 @@ import StompboxDSP
 /// pedals scroll sideways between the meters (wheel, scroll bar, or a finger's swipe with
 /// kinetic scrolling) while the strip, the presets, the meters and the status bar stay in view;
 /// a tap on a pedal's entry in the strip scrolls that pedal into view. Knobs keep their size
-/// (38-48 px, a fingertip) rather than shrinking to fit.
+/// (dials of 34-48 px in controls at least 60 px square, a fingertip's target) rather than
+/// shrinking to fit.
 public final class PedalboardWindow {
     public let window: UnsafeMutablePointer<GtkWidget>
     /// Left-hand column for the preset panel (filled by the preset issue).

@@ -11,7 +11,7 @@ import Foundation
 ///     move SEQUENCE X Y     it moves
 ///     up SEQUENCE X Y       it lifts
 ///
-/// A line that is not one of these is ignored (and printed to stderr once).
+/// A line that is not one of these is ignored and named on stderr.
 final class TestTouchFeed {
     private let fd: Int32
     private let window: UnsafeMutablePointer<GtkWidget>
