@@ -6,9 +6,9 @@ import Synchronization
 /// (while recording the input passes through unchanged).
 ///
 /// Tapes: two tapes of `maximumLength` samples (at least `minimumCapacity` seconds), reserved
-/// in `prepare` and resident only as far as they are used (`LooperTapes`). The tapes are split into chunks of `chunkSize` samples, and each chunk's
-/// current layer lives in one of the two tapes (`owner`). The first time an overdub touches a
-/// chunk, the chunk is copied to the other tape and the overdub goes on there, so the previous
+/// in `prepare` and resident only as far as they are used (`LooperTapes`). The tapes are split
+/// into chunks of `chunkSize` samples, and each chunk's current layer lives in one of the two
+/// tapes (`owner`). The first time an overdub touches a chunk, the chunk is copied to the other tape and the overdub goes on there, so the previous
 /// layer stays intact: copying is spread over the overdub (one chunk per 4096 samples), and
 /// undo merely flips the owner of the chunks the last overdub touched (a few thousand bytes at
 /// most), crossfading from the undone layer to the restored one over `seamTime`.

@@ -46,10 +46,11 @@ final class LevelMeter {
         if clip { clipped = true }
         reduction = max(reductionDB, reduction - 30 / perSecond)
         if reduction < 0.05 { reduction = 0 }
-        guard before != (level, hold, clipped, reduction) else { return }
         feeds += 1
         // The description a screen reader reads: formatted only when it changes, and at most
-        // twice a second unless the clip light changed (nobody listens to 30 updates a second).
+        // twice a second unless the clip light changed (nobody listens to 20 updates a second).
+        // Checked on every feed, so a level that settles right after a skipped update is still
+        // said within half a second.
         let words = (db: level <= -60 ? Int.min : Int(level.rounded()), clipped: clipped, reductionTenths: Int((reduction * 10).rounded()))
         if words != spoken, words.clipped != spoken.clipped || feeds - spokenAt >= PedalboardWindow.pollsPerSecond / 2, let accessible = gtk_widget_get_accessible(widget) {
             spokenAt = feeds
@@ -58,6 +59,7 @@ final class LevelMeter {
             if reduction > 0 { text += String(format: ", limiter −%.1f dB", reduction) }
             atk_object_set_description(accessible, text)
         }
+        guard before != (level, hold, clipped, reduction) else { return }
         // Redrawn only when what it shows changes: lit segments, the hold line's row, the clip
         // light, the limiter bar's length (a redraw costs the board's background beneath too).
         let h = Double(gtk_widget_get_allocated_height(widget))
