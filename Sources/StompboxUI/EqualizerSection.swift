@@ -10,11 +10,14 @@ final class EqualizerSection {
     private(set) var sliders: [UnsafeMutablePointer<GtkWidget>] = []
     private(set) var labels: [UnsafeMutablePointer<GtkWidget>] = []
     private var updating = false
+    private let zoom: Double
 
-    init(store: ParameterStore, width: Int) {
+    /// `width`: the pedal's, in its own coordinates; the curve and faders are sized at `zoom`.
+    init(store: ParameterStore, width: Int, zoom: Double = 1) {
         self.store = store
+        self.zoom = zoom
         curve = gtk_drawing_area_new()
-        gtk_widget_set_size_request(curve, Int32(width - 24), 74)
+        gtk_widget_set_size_request(curve, zoomed(width - 24, zoom), zoomed(74, zoom))
         setAccessible(curve, name: "EQ frequency response", role: ATK_ROLE_CHART)
         onEvent(raw(curve), "draw") { [unowned self] cr in drawCurve(OpaquePointer(cr!)); return true }
 
@@ -26,7 +29,7 @@ final class EqualizerSection {
             gtk_scale_add_mark(cast(raw(scale)), 0, GTK_POS_RIGHT, nil)
             gtk_range_set_increments(cast(raw(scale)), 0.5, 3)
             gtk_range_set_value(cast(raw(scale)), Double(store.load(band)))
-            gtk_widget_set_size_request(scale, 40, 92)
+            gtk_widget_set_size_request(scale, zoomed(40, zoom), zoomed(92, zoom))
             addClass(scale, "eq-fader")
             setAccessible(scale, name: spec.name)
             gtk_widget_set_tooltip_text(scale, "\(spec.name) \(spec.format(store.load(band)))")
@@ -50,7 +53,7 @@ final class EqualizerSection {
             sliders.append(scale)
 
             let label = gtk_label_new(spec.shortName.replacingOccurrences(of: " ", with: "\u{2009}"))!
-            gtk_widget_set_size_request(label, 40, 14)
+            gtk_widget_set_size_request(label, zoomed(40, zoom), zoomed(14, zoom))
             addClass(label, "eq-label")
             labels.append(label)
         }
@@ -84,7 +87,7 @@ final class EqualizerSection {
         cairo_move_to(cr, 4, y(0)); cairo_line_to(cr, w - 4, y(0))
         cairo_stroke(cr)
         cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL)
-        cairo_set_font_size(cr, 7.5)
+        cairo_set_font_size(cr, max(7, 7.5 * zoom))
         cairo_set_source_rgba(cr, 0.55, 1, 0.7, 0.55)
         for (f, text) in [(100.0, "100"), (1000, "1k"), (10000, "10k")] {
             cairo_move_to(cr, x(f) + 2, h - 4); cairo_show_text(cr, text)
@@ -108,10 +111,10 @@ final class EqualizerSection {
         cairo_fill(cr)
         cairo_move_to(cr, points[0].0, points[0].1)
         for p in points.dropFirst() { cairo_line_to(cr, p.0, p.1) }
-        cairo_set_line_width(cr, 4)
+        cairo_set_line_width(cr, 4 * zoom)
         cairo_set_source_rgba(cr, 0.35, 1, 0.55, 0.25)
         cairo_stroke_preserve(cr)
-        cairo_set_line_width(cr, 1.6)
+        cairo_set_line_width(cr, 1.6 * zoom)
         cairo_set_source_rgb(cr, 0.6, 1, 0.72)
         cairo_stroke(cr)
     }

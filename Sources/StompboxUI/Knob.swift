@@ -21,7 +21,9 @@ final class Knob {
     let spec: ParameterSpec
     let store: ParameterStore
     let widget: UnsafeMutablePointer<GtkWidget>
+    /// The dial's diameter in the pedal's coordinates (drawn `zoom` times as large).
     let diameter: Double
+    let zoom: Double
     let ink: PedalInk
     /// Called with "Delay Time 420 ms" while the knob turns, nil when it stops.
     var onReadout: ((String?) -> Void)?
@@ -37,15 +39,16 @@ final class Knob {
     private var gestures: [OpaquePointer] = []
     private var readoutTimer: UInt32 = 0
 
-    init(parameter: Parameter, store: ParameterStore, diameter: Int, width: Int, ink: PedalInk) {
+    init(parameter: Parameter, store: ParameterStore, diameter: Int, width: Int, ink: PedalInk, zoom: Double = 1) {
         self.parameter = parameter
         self.spec = parameter.spec
         self.store = store
         self.diameter = Double(diameter)
+        self.zoom = zoom
         self.ink = ink
         travel = spec.normalized(store.load(parameter))
         widget = stompbox_value_area_new()
-        gtk_widget_set_size_request(widget, Int32(width), Int32(diameter + 26))
+        gtk_widget_set_size_request(widget, zoomed(width, zoom), zoomed(diameter + 26, zoom))
         gtk_widget_set_can_focus(widget, 1)
         gtk_widget_add_events(widget, Int32(bitPattern: GDK_BUTTON_PRESS_MASK.rawValue | GDK_BUTTON_RELEASE_MASK.rawValue
             | GDK_POINTER_MOTION_MASK.rawValue | GDK_SCROLL_MASK.rawValue | GDK_SMOOTH_SCROLL_MASK.rawValue
@@ -89,13 +92,14 @@ final class Knob {
         let rotate = gtk_gesture_rotate_new(widget)!
         gtk_gesture_group(press, drag)
         gestures = [drag, press, rotate]
+        // Points are kept in the knob's unzoomed coordinates (those `centre` and `diameter` are in).
         onPoint(raw(drag), "drag-begin") { [unowned self] x, y in
             gtk_widget_grab_focus(widget)
             gtk_gesture_set_state(gestures[0], GTK_EVENT_SEQUENCE_CLAIMED)
-            startPoint = (x, y); lastPoint = (x, y); setTurning(true)
+            startPoint = (x / zoom, y / zoom); lastPoint = startPoint; setTurning(true)
         }
         onPoint(raw(drag), "drag-update") { [unowned self] dx, dy in
-            let p = (x: startPoint.x + dx, y: startPoint.y + dy)
+            let p = (x: startPoint.x + dx / zoom, y: startPoint.y + dy / zoom)
             if !rotating { pointerMoved(to: p, fine: isFine(currentModifiers())) }
             lastPoint = p
         }
@@ -125,9 +129,14 @@ final class Knob {
         if readoutTimer != 0 { g_source_remove(readoutTimer); readoutTimer = 0 }
     }
 
-    /// Centre of the dial in widget coordinates.
+    /// Centre of the dial in the knob's unzoomed coordinates.
     private var centre: (x: Double, y: Double) {
-        (Double(gtk_widget_get_allocated_width(widget)) / 2, 3 + diameter / 2)
+        (Double(gtk_widget_get_allocated_width(widget)) / zoom / 2, 3 + diameter / 2)
+    }
+
+    /// Centre of the dial in widget coordinates (logical pixels).
+    var centreInWidget: (x: Int, y: Int) {
+        (Int(gtk_widget_get_allocated_width(widget)) / 2, Int(((3 + diameter / 2) * zoom).rounded()))
     }
 
     /// Moving around the knob turns it by the change of the pointer's angle; moving towards or
@@ -148,7 +157,8 @@ final class Knob {
             if d < -.pi { d += 2 * .pi }
             delta = d / Knob.sweep
         } else {
-            delta = -my / 160
+            // 160 logical pixels of screen for the whole sweep, whatever the zoom.
+            delta = -my * zoom / 160
         }
         if fine { delta *= 0.1 }
         turn(by: Float(delta))
@@ -247,6 +257,7 @@ final class Knob {
     // MARK: drawing
 
     private func draw(_ cr: OpaquePointer) {
+        cairo_scale(cr, zoom, zoom)
         let c = centre
         let r = diameter / 2
         let angle = -0.75 * Double.pi + Knob.sweep * Double(travel)

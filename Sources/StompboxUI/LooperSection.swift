@@ -13,6 +13,7 @@ final class LooperSection {
     let undoButton: UnsafeMutablePointer<GtkWidget>
     private let face: UnsafeMutablePointer<GtkWidget>
     private let width: Int
+    private let zoom: Double
     private var gestures: [OpaquePointer] = []
     private var holdTimer: UInt32 = 0
     private var pressed = false
@@ -24,13 +25,16 @@ final class LooperSection {
     var onLocked: (() -> Void)?
     private var lockedPress = false
 
-    init(control: LooperControl, store: ParameterStore, face: UnsafeMutablePointer<GtkWidget>, width: Int) {
+    /// `width` and what `drawBar` draws are in the pedal's coordinates; the footswitch and Undo
+    /// are sized at `zoom` times them.
+    init(control: LooperControl, store: ParameterStore, face: UnsafeMutablePointer<GtkWidget>, width: Int, zoom: Double = 1) {
         self.control = control
         self.store = store
         self.face = face
         self.width = width
+        self.zoom = zoom
         footswitch = gtk_drawing_area_new()
-        gtk_widget_set_size_request(footswitch, 56, 56)
+        gtk_widget_set_size_request(footswitch, zoomed(56, zoom), zoomed(56, zoom))
         gtk_widget_set_can_focus(footswitch, 1)
         gtk_widget_add_events(footswitch, Int32(bitPattern: GDK_BUTTON_PRESS_MASK.rawValue | GDK_BUTTON_RELEASE_MASK.rawValue
             | GDK_TOUCH_MASK.rawValue | GDK_KEY_PRESS_MASK.rawValue | GDK_FOCUS_CHANGE_MASK.rawValue))
@@ -41,7 +45,7 @@ final class LooperSection {
 
         undoButton = gtk_button_new_with_label("UNDO")
         addClass(undoButton, "pedal-button")
-        gtk_widget_set_size_request(undoButton, 64, 28)
+        gtk_widget_set_size_request(undoButton, zoomed(64, zoom), zoomed(28, zoom))
         gtk_widget_set_sensitive(undoButton, control.canUndo ? 1 : 0)
         setAccessible(undoButton, name: "Looper Undo")
         gtk_widget_set_tooltip_text(undoButton, "Remove the last overdub")
@@ -158,6 +162,7 @@ final class LooperSection {
     }
 
     private func drawFootswitch(_ cr: OpaquePointer) {
+        cairo_scale(cr, zoom, zoom)
         let c = 28.0
         if pressed {
             cairo_set_source_rgba(cr, 0, 0, 0, 0.28)

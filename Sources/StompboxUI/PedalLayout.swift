@@ -1,3 +1,4 @@
+import StompboxCore
 import StompboxDSP
 
 /// Where a pedal's controls sit on its face, in the pedal's own coordinates (logical pixels):
@@ -51,3 +52,6 @@ struct PedalInk {
         (red, green, blue) = kind.face.ink
     }
 }
+
+/// `value` logical pixels of a pedal's own coordinates at `zoom` (see `BoardZoom`).
+func zoomed(_ value: Int, _ zoom: Double) -> Int32 { BoardZoom.pixels(value, zoom) }

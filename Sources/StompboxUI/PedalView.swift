@@ -6,9 +6,14 @@ import StompboxDSP
 /// EQ's faders and curve, or the looper's bar and buttons, when its face has that panel).
 /// Each control comes from its parameter's scale: a knob for a range, a switch for two to
 /// four choices or an on/off setting, a menu for more choices.
+///
+/// `zoom` scales the whole pedal (the board fits it to the window, `BoardZoom`): the layout stays
+/// in the pedal's own coordinates, the widgets are placed and sized at `zoom` times those, and
+/// the face, knobs and looper footswitch draw in the pedal's coordinates under a cairo scale.
 final class PedalView {
     let kind: PedalKind
     let layout: PedalLayout
+    let zoom: Double
     let store: ParameterStore
     /// The pedal's root widget (a GtkFixed the size of the enclosure).
     let widget: UnsafeMutablePointer<GtkWidget>
@@ -37,16 +42,18 @@ final class PedalView {
     /// Choices drawn as glyphs on a switch, by the choice's name.
     static let glyphs = ["sine": "∿", "triangle": "⋀", "square": "⊓"]
 
-    init(kind: PedalKind, store: ParameterStore, looperControl: LooperControl, onReadout: @escaping (String?) -> Void) {
+    init(kind: PedalKind, store: ParameterStore, looperControl: LooperControl, zoom: Double = 1,
+         onReadout: @escaping (String?) -> Void) {
         self.kind = kind
         self.store = store
+        self.zoom = zoom
         layout = PedalLayout.of(kind)
         svgPath = ResourceLocator.path("pedal-\(kind.id).svg")
         widget = gtk_fixed_new()
-        gtk_widget_set_size_request(widget, Int32(layout.width), Int32(PedalLayout.height))
         addClass(widget, "pedal")
         face = gtk_drawing_area_new()
-        gtk_widget_set_size_request(face, Int32(layout.width), Int32(PedalLayout.height))
+        size(widget, layout.width, PedalLayout.height)
+        size(face, layout.width, PedalLayout.height)
         put(face, 0, 0)
 
         let ink = PedalInk(kind)
@@ -60,7 +67,7 @@ final class PedalView {
             case .toggle:
                 addSwitch(place, ["off", "on"])
             case .linear, .logarithmic:
-                let knob = Knob(parameter: place.parameter, store: store, diameter: place.diameter, width: place.width, ink: ink)
+                let knob = Knob(parameter: place.parameter, store: store, diameter: place.diameter, width: place.width, ink: ink, zoom: zoom)
                 knob.onReadout = onReadout
                 knobs.append(knob)
                 put(knob.widget, place.x, place.y)
@@ -68,14 +75,14 @@ final class PedalView {
         }
         switch kind.face.panel {
         case .equalizer:
-            let eq = EqualizerSection(store: store, width: layout.width)
+            let eq = EqualizerSection(store: store, width: layout.width, zoom: zoom)
             eq.onReadout = onReadout
             equalizer = eq
             put(eq.curve, 12, 12)
             for (i, slider) in eq.sliders.enumerated() { put(slider, 14 + i * 40, 88) }
             for (i, label) in eq.labels.enumerated() { put(label, 14 + i * 40, 182) }
         case .looper:
-            let section = LooperSection(control: looperControl, store: store, face: face, width: layout.width)
+            let section = LooperSection(control: looperControl, store: store, face: face, width: layout.width, zoom: zoom)
             looper = section
             put(section.undoButton, 106, 34)
         case .controls:
@@ -93,9 +100,18 @@ final class PedalView {
         }
     }
 
+    /// Puts a control at (x, y) in the pedal's coordinates.
     private func put(_ child: UnsafeMutablePointer<GtkWidget>, _ x: Int, _ y: Int) {
-        gtk_fixed_put(cast(raw(widget)), child, Int32(x), Int32(y))
+        gtk_fixed_put(cast(raw(widget)), child, zoomed(x, zoom), zoomed(y, zoom))
     }
+
+    /// Sizes a widget in the pedal's coordinates.
+    private func size(_ child: UnsafeMutablePointer<GtkWidget>, _ width: Int, _ height: Int) {
+        gtk_widget_set_size_request(child, zoomed(width, zoom), zoomed(height, zoom))
+    }
+
+    /// A point in the pedal's coordinates, in the pedal widget's (logical pixels).
+    func point(_ x: Int, _ y: Int) -> (x: Int, y: Int) { (Int(zoomed(x, zoom)), Int(zoomed(y, zoom))) }
 
     private func addFootswitch() {
         let size = 56
@@ -104,7 +120,7 @@ final class PedalView {
         } else {
             footswitch = gtk_toggle_button_new()
             addClass(footswitch, "footswitch")
-            gtk_widget_set_size_request(footswitch, Int32(size), Int32(size))
+            self.size(footswitch, size, size)
             setAccessible(footswitch, name: kind.enabledParameter.spec.name)
             gtk_widget_set_tooltip_text(footswitch, kind.plugin.map { "\(kind.name) <\($0.uri)>\($0.saved == nil ? "" : ": not installed, bypassed")" }
                                             ?? "\(kind.name): click or tap to switch on/off")
@@ -136,7 +152,8 @@ final class PedalView {
         }
         removeButton = gtk_button_new_with_label("×")
         addClass(removeButton, "pedal-remove")
-        gtk_widget_set_size_request(removeButton, 22, 22)
+        // A mouse target (not for a finger on stage): never smaller than at zoom 1.
+        gtk_widget_set_size_request(removeButton, max(22, zoomed(22, zoom)), max(22, zoomed(22, zoom)))
         setAccessible(removeButton, name: "Remove \(kind.name)")
         gtk_widget_set_tooltip_text(removeButton, "Take the \(kind.name) off the board (Add pedal… puts it back)")
         onSignal(raw(removeButton), "clicked") { [unowned self] in onRemove?() }
@@ -153,7 +170,7 @@ final class PedalView {
             if group == nil { group = cast(raw(button)) }
             gtk_toggle_button_set_mode(cast(raw(button)), 0)
             addClass(button, "shape-switch")
-            gtk_widget_set_size_request(button, 40, 26)
+            size(button, 40, 26)
             setAccessible(button, name: "\(spec.name) \(name)")
             gtk_widget_set_tooltip_text(button, "\(spec.name): \(name)")
             onSignal(raw(button), "toggled") { [unowned self] in
@@ -170,7 +187,7 @@ final class PedalView {
         let parameter = place.parameter
         let combo = gtk_combo_box_text_new()!
         for name in names { gtk_combo_box_text_append_text(cast(raw(combo)), name) }
-        gtk_widget_set_size_request(combo, Int32(place.width), 26)
+        size(combo, place.width, 26)
         setAccessible(combo, name: parameter.spec.name)
         gtk_widget_set_tooltip_text(combo, parameter.spec.name)
         onSignal(raw(combo), "changed") { [unowned self] in
@@ -223,15 +240,17 @@ final class PedalView {
         if artwork?.scale != scale, let svgPath {
             if let old = artwork { g_object_unref(raw(old.pixbuf)) }
             artwork = nil
-            // Rendered at device pixels so GDK_SCALE=2 stays sharp.
-            if let pixbuf = gdk_pixbuf_new_from_file_at_scale(svgPath, Int32(layout.width) * scale,
-                                                                Int32(PedalLayout.height) * scale, 0, nil) {
+            // Rendered at device pixels (zoom × GDK scale) so a zoomed board and GDK_SCALE=2 stay sharp.
+            if let pixbuf = gdk_pixbuf_new_from_file_at_scale(svgPath, zoomed(layout.width, zoom) * scale,
+                                                                zoomed(PedalLayout.height, zoom) * scale, 0, nil) {
                 artwork = (scale, pixbuf)
             }
         }
+        // Everything below draws in the pedal's own coordinates.
+        cairo_scale(cr, zoom, zoom)
         if let artwork {
             cairo_save(cr)
-            cairo_scale(cr, 1 / Double(artwork.scale), 1 / Double(artwork.scale))
+            cairo_scale(cr, 1 / (Double(artwork.scale) * zoom), 1 / (Double(artwork.scale) * zoom))
             gdk_cairo_set_source_pixbuf(cr, artwork.pixbuf, 0, 0)
             cairo_paint(cr)
             cairo_restore(cr)

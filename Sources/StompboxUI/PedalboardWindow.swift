@@ -12,9 +12,11 @@ import StompboxDSP
 /// maximised where it does not, or where the person left it last time (`WindowGeometry`). The
 /// pedals scroll sideways between the meters (wheel, scroll bar, or a finger's swipe with
 /// kinetic scrolling) while the strip, the presets, the meters and the status bar stay in view;
-/// a tap on a pedal's entry in the strip scrolls that pedal into view. Knobs keep their size
-/// (dials of 34-48 px in controls at least 60 px square, a fingertip's target) rather than
-/// shrinking to fit.
+/// a tap on a pedal's entry in the strip scrolls that pedal into view. The pedals are drawn at
+/// the zoom that fits the room they have (`BoardZoom`): larger in a large window, a little
+/// smaller where that saves scrolling, never below a size whose labels read and whose knobs a
+/// finger can grab (controls of 51 px and more); on a large screen the window opens big enough
+/// to show them larger.
 public final class PedalboardWindow {
     public let window: UnsafeMutablePointer<GtkWidget>
     /// Left-hand column for the preset panel (filled by the preset issue).
@@ -44,7 +46,7 @@ public final class PedalboardWindow {
     private let reporter: StateReporter?
     private var updatingSelectors = false
     /// The pedals and their selectors, in the chain's board order (rebuilt when it changes).
-    private let pedalBox = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 10)!
+    private let pedalBox = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, Int32(PedalboardWindow.pedalSpacing))!
     private let selectorBox = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)!
     /// The pedals' scrolled window.
     private let scroller = gtk_scrolled_window_new(nil, nil)!
@@ -61,6 +63,13 @@ public final class PedalboardWindow {
     /// `STOMPBOX_TEST_TOUCH`: synthetic touch for the tests (see `TestTouchFeed`).
     private var touchFeed: TestTouchFeed?
     private var shownBoard: [PedalKind] = []
+    /// The pedals' zoom (see `BoardZoom`), its CSS (the pedals' GTK controls' type sizes), and
+    /// the pending check after the board's view changed size.
+    private(set) var zoom = 1.0
+    private let zoomStyle = gtk_css_provider_new()!
+    private var zoomCheck: UInt32 = 0
+    /// The pedal box's border and spacing (logical pixels, not zoomed).
+    private static let boardBorder = 12, pedalSpacing = 10
     /// "Add pedal…" at the end of the selectors, and its menu while open.
     private let addButton = gtk_button_new_with_label("Add pedal…")!
     private var addMenu: UnsafeMutablePointer<GtkWidget>?
@@ -144,7 +153,7 @@ public final class PedalboardWindow {
         gtk_scrolled_window_set_overlay_scrolling(cast(raw(scroller)), 0)
         gtk_widget_set_valign(pedalBox, GTK_ALIGN_CENTER)
         gtk_widget_set_halign(pedalBox, GTK_ALIGN_CENTER)
-        gtk_container_set_border_width(cast(raw(pedalBox)), 12)
+        gtk_container_set_border_width(cast(raw(pedalBox)), UInt32(Self.boardBorder))
         gtk_container_add(cast(raw(scroller)), pedalBox)
         gtk_box_pack_start(cast(raw(board)), scroller, 1, 1, 0)
         gtk_box_pack_start(cast(raw(board)), outputMeter.widget, 0, 0, 8)
@@ -178,6 +187,9 @@ public final class PedalboardWindow {
         }
         onSignal(raw(window), "destroy") { [unowned self] in
             if tick != 0 { g_source_remove(tick); tick = 0 }
+            if zoomCheck != 0 { g_source_remove(zoomCheck); zoomCheck = 0 }
+            if let screen = gdk_screen_get_default() { gtk_style_context_remove_provider_for_screen(screen, OpaquePointer(zoomStyle)) }
+            g_object_unref(raw(zoomStyle))
             saveGeometry()
             touchFeed?.stop()
             touchFeed = nil
@@ -187,9 +199,22 @@ public final class PedalboardWindow {
             self?.poll()
             return true
         }
+        if let screen = gdk_screen_get_default() {
+            gtk_style_context_add_provider_for_screen(screen, OpaquePointer(zoomStyle), UInt32(GTK_STYLE_PROVIDER_PRIORITY_APPLICATION) + 1)
+        }
+        styleZoom()
         showBoard()
         place()
         onEvent(raw(window), "configure-event") { [unowned self] _ in noteGeometry(); return false }
+        // The board's view changed size: its pedals' zoom is checked once the size settles.
+        onSignalWithPointer(raw(scroller), "size-allocate") { [unowned self] in
+            if zoomCheck != 0 { g_source_remove(zoomCheck) }
+            zoomCheck = addTimeout(milliseconds: 120) { [weak self] in
+                self?.zoomCheck = 0
+                self?.fitZoom()
+                return false
+            }
+        }
         onEvent(raw(window), "window-state-event") { [unowned self] _ in noteGeometry(); return false }
         gtk_widget_show_all(window)
         if let launched = ProcessInfo.processInfo.environment["STOMPBOX_LAUNCHED_AT"].flatMap(Int.init) {
@@ -230,7 +255,16 @@ public final class PedalboardWindow {
         }
         let (saved, problem) = WindowGeometry.load(from: geometryFile)
         if let problem { FileHandle.standardError.write(Data("stompbox: \(problem)\n".utf8)) }
-        guard let g = WindowGeometry.placement(saved: saved, natural: (Int(natural.width), Int(natural.height)), workAreas: areas) else { return }
+        guard let g = WindowGeometry.placement(saved: saved, natural: (Int(natural.width), Int(natural.height)), workAreas: areas) else {
+            // The natural size fits: on a large screen the window opens larger (its pedals
+            // zoom to fill it), in the middle of the primary area.
+            guard let area = areas.first else { return }
+            let size = BoardZoom.openingSize(natural: (Int(natural.width), Int(natural.height)), area: (area.width, area.height))
+            guard size.width > Int(natural.width) else { return }
+            gtk_window_set_default_size(cast(raw(window)), Int32(size.width), Int32(size.height))
+            gtk_window_move(cast(raw(window)), Int32(area.x + (area.width - size.width) / 2), Int32(area.y + (area.height - size.height) / 2))
+            return
+        }
         gtk_window_set_default_size(cast(raw(window)), Int32(g.width), Int32(g.height))
         gtk_window_move(cast(raw(window)), Int32(g.x), Int32(g.y))
         if g.maximized { gtk_window_maximize(cast(raw(window))) }
@@ -267,6 +301,47 @@ public final class PedalboardWindow {
         gtk_adjustment_clamp_page(adjustment, max(0, left), right)
     }
 
+    /// The zoom for the board's view as it is now; a new one rebuilds the pedals at it, keeping
+    /// the scroll position's share of the board.
+    private func fitZoom() {
+        guard gtk_widget_get_mapped(scroller) != 0 else { return }
+        let fit = BoardZoom.fit(view: (Int(gtk_widget_get_allocated_width(scroller)), Int(gtk_widget_get_allocated_height(scroller))),
+                                pedalWidths: pedals.map(\.layout.width), pedalHeight: PedalLayout.height,
+                                spacing: Self.pedalSpacing, border: Self.boardBorder)
+        guard fit != zoom else { return }
+        let adjustment = gtk_scrolled_window_get_hadjustment(cast(raw(scroller)))
+        let share = adjustment.map { a in
+            let range = gtk_adjustment_get_upper(a) - gtk_adjustment_get_page_size(a)
+            return range > 0 ? gtk_adjustment_get_value(a) / range : 0
+        } ?? 0
+        zoom = fit
+        styleZoom()
+        showBoard()
+        if let adjustment, share > 0 {
+            // The new pedals' sizes are known once laid out.
+            _ = addTimeout(milliseconds: 0) { [weak self] in
+                guard self != nil else { return false }
+                let range = gtk_adjustment_get_upper(adjustment) - gtk_adjustment_get_page_size(adjustment)
+                gtk_adjustment_set_value(adjustment, share * max(0, range))
+                return false
+            }
+        }
+    }
+
+    /// The type sizes of the pedals' GTK controls (switch glyphs, Undo, the EQ's band names and
+    /// fader caps) at the board's zoom; the knobs and faces draw theirs scaled.
+    private func styleZoom() {
+        func px(_ value: Double) -> String { String(format: "%.1fpx", value * zoom) }
+        let css = """
+            .pedal radiobutton.shape-switch, .pedal button.shape-switch { font-size: \(px(14)); }
+            .pedal button.pedal-button { font-size: \(px(10)); }
+            .pedal .eq-label { font-size: \(px(9)); }
+            .pedal scale.eq-fader slider { min-width: \(px(24)); min-height: \(px(12)); margin: -\(px(4)) -\(px(10)); }
+            .pedal scale.eq-fader trough { min-width: \(px(6)); }
+            """
+        gtk_css_provider_load_from_data(zoomStyle, css, -1, nil)
+    }
+
     /// Builds a pedal and a selector for each pedal on the chain's board, in its order.
     private func showBoard() {
         for pedal in pedals { gtk_widget_destroy(pedal.widget) }
@@ -276,7 +351,7 @@ public final class PedalboardWindow {
         shownBoard = engine.chain.board
         let onReadout: (String?) -> Void = { [weak self] text in self?.showReadout(text) }
         for kind in shownBoard {
-            let pedal = PedalView(kind: kind, store: controls.parameters, looperControl: controls.looper, onReadout: onReadout)
+            let pedal = PedalView(kind: kind, store: controls.parameters, looperControl: controls.looper, zoom: zoom, onReadout: onReadout)
             pedal.looper?.sampleRate = { [weak engine] in engine?.chain.sampleRate ?? 48_000 }
             pedal.isLocked = { [weak self] in self?.isLocked(kind) ?? false }
             pedal.onLocked = { [weak self] in self?.onLocked?(kind) }
@@ -305,7 +380,7 @@ public final class PedalboardWindow {
         func middle(_ p: PedalView) -> Double {
             var x: Int32 = 0, y: Int32 = 0
             gtk_widget_translate_coordinates(p.widget, pedalBox, 0, 0, &x, &y)
-            return Double(x) + Double(p.layout.width) / 2
+            return Double(x) + Double(gtk_widget_get_allocated_width(p.widget)) / 2
         }
         let target = middle(moved) + dx
         let others = pedals.filter { $0.kind != kind }
@@ -514,12 +589,12 @@ public final class PedalboardWindow {
         for pedal in pedals {
             var entry: [String: Any] = [
                 "origin": rootPoint(pedal.widget, 0, 0),
-                "size": [pedal.layout.width, PedalLayout.height],
-                "led": rootPoint(pedal.widget, pedal.layout.ledX, pedal.layout.ledY),
+                "size": [Int(zoomed(pedal.layout.width, zoom)), Int(zoomed(PedalLayout.height, zoom))],
+                "led": { let p = pedal.point(pedal.layout.ledX, pedal.layout.ledY); return rootPoint(pedal.widget, p.x, p.y) }(),
                 "footswitch": rootCentre(pedal.footswitch),
             ]
             var knobs: [String: [Int]] = [:]
-            for knob in pedal.knobs { knobs[knob.parameter.id] = rootPoint(knob.widget, Int(gtk_widget_get_allocated_width(knob.widget)) / 2, 3 + Int(knob.diameter) / 2) }
+            for knob in pedal.knobs { knobs[knob.parameter.id] = rootPoint(knob.widget, knob.centreInWidget.x, knob.centreInWidget.y) }
             if let eq = pedal.equalizer {
                 for (band, slider) in zip(Parameter.eqBands, eq.sliders) { knobs[band.id] = rootCentre(slider) }
             }
@@ -540,6 +615,10 @@ public final class PedalboardWindow {
         result["addable"] = addablePedals.map(\.id)
         result["output_meter"] = ["clip": outputMeter.clipped, "limiter_db": outputMeter.reduction] as [String: Any]
         result["board"] = shownBoard.map(\.id)
+        result["zoom"] = zoom
+        // The smallest knob's control (logical pixels): what a finger has to hit.
+        let knobSizes = pedals.flatMap(\.knobs).map { [Int(gtk_widget_get_allocated_width($0.widget)), Int(gtk_widget_get_allocated_height($0.widget))] }
+        result["smallest_knob"] = knobSizes.min { min($0[0], $0[1]) < min($1[0], $1[1]) } ?? []
         // The window's rectangle and the visible part of the pedals, in screen pixels.
         let scale = Int(gtk_widget_get_scale_factor(window))
         let topLeft = rootPoint(window, 0, 0)

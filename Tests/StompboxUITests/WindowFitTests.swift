@@ -1,4 +1,5 @@
 import Foundation
+import StompboxCore
 import Testing
 
 /// The window on common screens, from a 1280×720 laptop to a 4K monitor at 200 %: it fits, the
@@ -9,6 +10,7 @@ import Testing
 struct WindowFitTests {
     /// Every built-in pedal, the Reverb last (the Looper stays locked, so its strip entry would
     /// open the store rather than switch it on).
+    static let board = ["gate", "overdrive", "eq", "flanger", "tremolo", "delay", "looper", "reverb"]
     static let presets: String = {
         let chain = #"["gate","overdrive","eq","flanger","tremolo","delay","looper","reverb"]"#
         let slot = { (name: String) in
@@ -48,6 +50,12 @@ struct WindowFitTests {
         for (id, p) in layout()["strip"] as? [String: [Int]] ?? [:] {
             #expect(within(p, strip), "the strip's \(id) entry at \(p) is scrolled out of the strip \(strip)")
         }
+        // The pedals' zoom: down to the readable minimum on the smallest screen (where the board
+        // then scrolls), never so small a finger misses a knob (44 logical px).
+        let zoom = try #require(layout()["zoom"] as? Double)
+        if width == 1280 { #expect(zoom == 0.85, "zoom \(zoom) at 1280×720") }
+        let knob = try #require(layout()["smallest_knob"] as? [Int])
+        #expect(knob.count == 2 && knob.allSatisfy { $0 >= 44 }, "the smallest knob's control is \(knob) at zoom \(zoom)")
         let view = try #require(layout()["board_view"] as? [Int])
         #expect(within([view[0], view[1]], window) && view[0] + view[2] <= window[0] + window[2] && view[1] + view[3] <= window[1] + window[3],
                 "the board's view \(view) lies in the window \(window)")
@@ -75,6 +83,64 @@ struct WindowFitTests {
         let shot = try session.shot("fit-\(screen.replacingOccurrences(of: "@", with: "-scale")).png")
         let colours = Int(try shell(["identify", "-format", "%k", shot]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         #expect(colours > 2000, "screenshot \(shot) looks blank (\(colours) colours)")
+    }
+
+    @Test("on a large screen the pedals are larger, follow the window's size, and lose nothing")
+    func pedalsScaleWithTheWindow() throws {
+        // A 4K screen at 100 %: 1920 logical pixels of pedals would be a strip across its middle.
+        let (width, height) = (3840, 2160)
+        let session = try PedalboardSession(screen: (width, height), presets: Self.presets)
+        defer { session.stop() }
+        func layout() -> [String: Any] { session.state()?["layout"] as? [String: Any] ?? [:] }
+        #expect(waitUntil(seconds: 10) { (layout()["board"] as? [String])?.count == 8 })
+        _ = try session.settledPoint(["more"])
+        #expect(waitUntil(seconds: 5) { (layout()["zoom"] as? Double ?? 0) > 1 }, "zoom \(String(describing: layout()["zoom"]))")
+
+        /// Every pedal whole in the board's view (no scrolling needed), and its size at `zoom`.
+        func allInView() -> [String] {
+            guard let view = layout()["board_view"] as? [Int], let zoom = layout()["zoom"] as? Double else { return ["no layout"] }
+            var problems: [String] = []
+            for pedal in Self.board {
+                guard let entry = layout()[pedal] as? [String: Any], let origin = entry["origin"] as? [Int], let size = entry["size"] as? [Int] else {
+                    problems.append("\(pedal): no layout"); continue
+                }
+                if origin[0] < view[0] || origin[0] + size[0] > view[0] + view[2] || origin[1] < view[1] || origin[1] + size[1] > view[1] + view[3] {
+                    problems.append("\(pedal) \(origin)+\(size) outside the view \(view)")
+                }
+                if abs(Double(size[1]) - 340 * zoom) > 1 { problems.append("\(pedal) is \(size[1]) px tall at zoom \(zoom)") }
+            }
+            return problems
+        }
+        let window = try #require(layout()["window"] as? [Int])
+        let zoom = try #require(layout()["zoom"] as? Double)
+        #expect(window[2] > 3000 && window[0] >= 0 && window[0] + window[2] <= width && window[1] + window[3] <= height,
+                "the window opened at \(window) on a \(width)×\(height) screen")
+        #expect(zoom >= 1.5, "zoom \(zoom) in a \(window[2])×\(window[3]) window")
+        #expect(allInView() == [])
+        _ = try session.shot("scale-3840x2160.png")
+
+        // Turned at this size: the knob is where the layout says and turns as far per pixel.
+        let before = try #require(session.parameter("delay.time_ms"))
+        let turned = try #require(try session.dragKnob("delay", "delay.time_ms", pixels: before > 500 ? -60 : 60))
+        #expect(abs(turned - before) > 50, "Delay Time \(before) → \(turned) after a 60 px drag at zoom \(zoom)")
+
+        // Made small: the pedals shrink to the minimum and scroll; the value and the board stay.
+        let found = try shell(["xdotool", "search", "--onlyvisible", "--name", "^Stompbox$"], environment: ["DISPLAY": session.display.name]).output
+        let id = try #require(found.split(separator: "\n").first.map(String.init), "no Stompbox window")
+        try session.xdotool("windowsize", id, "1280", "720")
+        #expect(waitUntil(seconds: 5) { layout()["zoom"] as? Double == BoardZoom.minimum }, "zoom \(String(describing: layout()["zoom"])) at 1280×720")
+        #expect(session.parameter("delay.time_ms") == turned)
+        #expect(layout()["board"] as? [String] == Self.board)
+        try session.click("strip", "reverb")
+        let mix = try #require(session.parameter("reverb.mix"))
+        let after = try session.dragKnob("reverb", "reverb.mix", pixels: mix > 0.5 ? -60 : 60)
+        #expect(after != nil && abs(after! - mix) > 0.05, "Reverb Mix \(mix) → \(String(describing: after)) at the minimum zoom")
+
+        // And large again: all in view.
+        try session.xdotool("windowsize", id, "3000", "1200")
+        #expect(waitUntil(seconds: 5) { (layout()["zoom"] as? Double ?? 0) > 1.3 }, "zoom \(String(describing: layout()["zoom"])) at 3000×1200")
+        _ = try session.settledPoint(["reverb", "controls", "reverb.mix"])
+        #expect(allInView() == [])
     }
 
     @Test("the window opens where it was left, at the size it was left")
