@@ -48,10 +48,14 @@ let package = Package(
             "StompboxDSP", "StompboxAudio", "StompboxCore", "CGtk", "CStompboxShim",
         ]),
         // The command line; it loads no GTK. With no subcommand it hands over to stompbox-window.
+        // Release builds carry the Swift runtime and Foundation inside (-static-stdlib, as
+        // `swift build --static-swift-stdlib` does, for this program only): a `render` then
+        // skips resolving thousands of their symbols at start (see `make bench`).
         .executableTarget(name: "stompbox", dependencies: [
             "StompboxDSP", "StompboxAudio", "StompboxCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        ], swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))],
+           linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]),
         .executableTarget(name: "stompbox-window", dependencies: [
             "StompboxDSP", "StompboxAudio", "StompboxCore", "StompboxUI",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
