@@ -35,10 +35,13 @@ let package = Package(
         .target(name: "CAudioShim"),
         // The LV2 host features (URID map, options, worker ring and thread, state callbacks).
         .target(name: "CLV2Host"),
+        // JACK (libjack-jackd2-dev; the same library API as PipeWire's JACK): the chain inside
+        // the graph's cycle. A C target only for jack_client_open, which is variadic.
+        .target(name: "CJack", linkerSettings: [.linkedLibrary("jack")]),
 
         .target(name: "StompboxDSP"),
         .target(name: "StompboxAudio", dependencies: [
-            "StompboxDSP", "CSndfile", "CPulse", "CSamplerate", "CAudioShim", "CLilv", "CLV2Host",
+            "StompboxDSP", "CSndfile", "CPulse", "CJack", "CSamplerate", "CAudioShim", "CLilv", "CLV2Host",
         ]),
         .target(name: "StompboxCore", dependencies: [
             "StompboxDSP",
@@ -62,7 +65,7 @@ let package = Package(
         ]),
 
         // Signals and measurements shared by the tests and the benchmark.
-        .target(name: "StompboxTestSupport", dependencies: ["StompboxDSP", "StompboxAudio", "CAudioShim"]),
+        .target(name: "StompboxTestSupport", dependencies: ["StompboxDSP", "StompboxAudio", "CAudioShim", "CJack"]),
         .executableTarget(name: "StompboxBench", dependencies: [
             "StompboxDSP", "StompboxAudio", "StompboxTestSupport",
             .product(name: "MallocInterposerSwift", package: "malloc-interposer"),

@@ -14,12 +14,37 @@ public enum LiveInput: Equatable, Sendable {
     case demo
 }
 
+/// Which audio server the live loop plays through.
+public enum LiveBackend: String, Equatable, Sendable, CaseIterable {
+    /// PulseAudio's simple streams (PipeWire's pulse server too): every desktop has it.
+    case pulse
+    /// A JACK client (jackd, or PipeWire's JACK): the chain runs inside the graph's cycle.
+    case jack
+    /// JACK when a JACK server answers, PulseAudio otherwise (asked again at every reconnection).
+    case auto
+
+    /// The command line's help for `--backend` (run, the window).
+    public static let help = "pulse (PulseAudio, the default), jack (a JACK client inside the graph's cycle: jackd, or PipeWire's JACK), or auto (JACK when a JACK server answers, else PulseAudio)."
+    /// The command line's help for `--no-connect`.
+    public static let noConnectHelp = "With JACK: leave stompbox:in and stompbox:out_1/out_2 unconnected, for your patchbay (by default they go to the first physical capture and playback ports, or --input/--output)."
+
+    /// `--backend VALUE`, or an error naming the choices.
+    public static func parse(_ text: String) -> LiveBackend? { LiveBackend(rawValue: text.lowercased()) }
+}
+
 /// What the live loop should open. Changing it restarts the streams.
 public struct LiveSettings: Equatable, Sendable {
+    public var backend: LiveBackend = .pulse
+    /// JACK: connect `in` to the input (the first physical capture port by default) and the
+    /// outputs to the output ports (the first two physical playback ports); false leaves the
+    /// wiring to the user's patchbay.
+    public var connectPorts = true
+    /// A PulseAudio source, or with JACK the port to connect `in` to.
     public var input: LiveInput = .defaultSource
     /// 1-based channel of the input that carries the guitar.
     public var inputChannel: Int = 1
-    /// A sink by name; nil for the server's default sink.
+    /// A sink by name; nil for the server's default sink. With JACK: the port for `out_1`, or
+    /// two ports `PORT1,PORT2` for `out_1` and `out_2`.
     public var output: String? = nil
     public var sampleRate: Int = 48_000
     /// Frames per block, 64…1024.
@@ -66,6 +91,11 @@ public struct LiveStatus: Equatable, Sendable {
     public var outputPeakDB: Double = -120
     /// A plain sentence for the user when something is wrong (no server, device gone, no RT priority).
     public var message: String? = nil
+    /// The server played through (`auto` resolved); nil when not connected.
+    public var backend: LiveBackend? = nil
+    /// JACK: the server's DSP load in percent (all clients), and its period in frames.
+    public var dspLoadPercent: Double? = nil
+    public var periodFrames: Int? = nil
 
     public init() {}
 
@@ -77,6 +107,11 @@ public struct LiveStatus: Equatable, Sendable {
         line += " in_peak_db=\(String(format: "%.1f", inputPeakDB)) out_peak_db=\(String(format: "%.1f", outputPeakDB))"
         if let t = targetLatencyMs { line += " target_ms=\(LiveStatus.milliseconds(t))" }
         if state == .running { line += " drift_ppm=\(String(format: "%.1f", driftPPM ?? 0))" }
+        if backend == .jack {
+            line += " backend=jack"
+            if let p = periodFrames { line += " period=\(p)" }
+            if let d = dspLoadPercent { line += " dsp_load=\(String(format: "%.1f", d))" }
+        }
         return line
     }
 
@@ -143,6 +178,13 @@ public final class LiveEngine: @unchecked Sendable {
     private let raisedTargetBits = Atomic<UInt64>(Double.nan.bitPattern)
     private let raisedAfterDropouts = Atomic<Int>(0)
     private let inputStalled = Atomic<Bool>(false)
+    /// The backend of the running session (0: none, 1: PulseAudio, 2: JACK), JACK's DSP load
+    /// (percent bits) and period.
+    private let backendCode = Atomic<Int>(0)
+    private let dspLoadBits = Atomic<UInt64>(Double.nan.bitPattern)
+    private let jackPeriod = Atomic<Int>(0)
+    /// The JACK process callback's own timing (see `JackTiming`), kept across sessions.
+    public let jackTiming = JackTiming()
     private let messageBox = Mutex<String?>(nil)
     private let realtimeMessage = Mutex<String?>(nil)
 
@@ -255,6 +297,16 @@ public final class LiveEngine: @unchecked Sendable {
         }
         s.underruns = underrunCount.load(ordering: .relaxed)
         s.overruns = overrunCount.load(ordering: .relaxed)
+        switch backendCode.load(ordering: .relaxed) {
+        case 1: s.backend = .pulse
+        case 2:
+            s.backend = .jack
+            let load = Double(bitPattern: dspLoadBits.load(ordering: .relaxed))
+            s.dspLoadPercent = load.isFinite ? load : nil
+            let p = jackPeriod.load(ordering: .relaxed)
+            s.periodFrames = p > 0 ? p : nil
+        default: break
+        }
         // The chain meters its own input and output; reading them here clears them.
         let peaks = chain.controls.meters.takePeaks()
         s.inputPeakDB = LiveEngine.decibels(peaks.input)
@@ -317,6 +369,7 @@ public final class LiveEngine: @unchecked Sendable {
             latencyBits.store(Double.nan.bitPattern, ordering: .relaxed)
             inputStalled.store(false, ordering: .relaxed)
         }
+        if state == .noServer || state == .stopped { backendCode.store(0, ordering: .relaxed) }
         stateValue.store(LiveEngine.stateCode(state), ordering: .releasing)
     }
 
@@ -354,6 +407,15 @@ public final class LiveEngine: @unchecked Sendable {
                                           step: max(0.002, 0.5 * Double(settings.blockSize) / Double(settings.sampleRate)))
                 raisedTargetBits.store(Double.nan.bitPattern, ordering: .relaxed)
             }
+            if settings.backend == .jack || (settings.backend == .auto && JackSession.serverAnswers()) {
+                if connection.isConnected { connection.disconnect() }
+                let session = JackSession(engine: self, settings: settings, generation: generation, timing: jackTiming)
+                if case .failed(let state, let message) = session.play() {
+                    publish(state, message)
+                    idle(LiveEngine.retryInterval)
+                }
+                continue
+            }
             if !connection.isConnected && !connection.connect(name: "Stompbox", timeout: 2, cancelled: cancelled) {
                 deviceReappeared = true
                 publish(.noServer, "cannot reach \(LiveEngine.serverDescription); retrying twice a second")
@@ -387,6 +449,7 @@ public final class LiveEngine: @unchecked Sendable {
                 continue
             }
             connection.watch(source: source?.index, sink: sink.index)
+            noteBackend(.pulse)
             let session = LiveSession(engine: self, connection: connection, settings: settings, generation: generation,
                                       source: source, sink: sink, restartTiming: deviceReappeared, buffers: buffers,
                                       targetMs: 1000 * autoLatency.target)
@@ -421,6 +484,12 @@ public final class LiveEngine: @unchecked Sendable {
         followingDrift.store(following, ordering: .relaxed)
     }
     func noteStalledInput(_ name: String?) { inputStalled.store(name != nil, ordering: .relaxed) }
+    func noteBackend(_ backend: LiveBackend) { backendCode.store(backend == .jack ? 2 : 1, ordering: .relaxed) }
+    func noteJack(load: Double, period: Int) {
+        dspLoadBits.store(load.bitPattern, ordering: .relaxed)
+        jackPeriod.store(period, ordering: .relaxed)
+    }
+    func publishWaiting(_ state: LiveState, _ message: String) { publish(state, message) }
     func publishRunning() {
         // The latency figure comes back once the new streams have settled.
         latencyBits.store(Double.nan.bitPattern, ordering: .relaxed)

@@ -29,13 +29,25 @@ struct WindowCommand: ParsableCommand {
         valueName: "file"))
     var publicKey: String?
 
-    func run() throws {
-        try WindowCommand.open(publicKeyFile: publicKey)
+    @Option(help: ArgumentHelp(LiveBackend.help, valueName: "pulse|jack|auto"))
+    var backend = "pulse"
+
+    @Flag(name: .customLong("no-connect"), help: ArgumentHelp(LiveBackend.noConnectHelp))
+    var noConnect = false
+
+    func validate() throws {
+        guard LiveBackend.parse(backend) != nil else { throw ValidationError("--backend must be pulse, jack or auto (not '\(backend)')") }
     }
 
-    static func open(publicKeyFile: String?) throws {
+    func run() throws {
+        try WindowCommand.open(publicKeyFile: publicKey, backend: LiveBackend.parse(backend) ?? .pulse, connectPorts: !noConnect)
+    }
+
+    static func open(publicKeyFile: String?, backend: LiveBackend, connectPorts: Bool) throws {
         let environment = ProcessInfo.processInfo.environment
         var settings = LiveSettings()
+        settings.backend = backend
+        settings.connectPorts = connectPorts
         switch environment["STOMPBOX_INPUT"] {
         case nil, "", "default": break
         case "demo": settings.input = .demo

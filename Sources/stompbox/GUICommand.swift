@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StompboxAudio
 
 /// `stompbox` with no arguments: the pedalboard window. It lives in its own program,
 /// `stompbox-window`, installed beside this one, and this command hands the process over to it
@@ -17,6 +18,12 @@ struct GUICommand: ParsableCommand {
         valueName: "file"))
     var publicKey: String?
 
+    @Option(help: ArgumentHelp(LiveBackend.help, valueName: "pulse|jack|auto"))
+    var backend: String?
+
+    @Flag(name: .customLong("no-connect"), help: ArgumentHelp(LiveBackend.noConnectHelp))
+    var noConnect = false
+
     /// The window program's name, looked for beside this executable.
     static let windowProgram = "stompbox-window"
 
@@ -26,7 +33,8 @@ struct GUICommand: ParsableCommand {
         guard FileManager.default.isExecutableFile(atPath: window) else {
             throw ValidationError("the window program \(window) is missing (build it with `swift build --product \(GUICommand.windowProgram)`, or `make run`); the subcommands (stompbox --help) work without it")
         }
-        let arguments = [window] + (publicKey.map { ["--public-key", $0] } ?? [])
+        let arguments = [window] + (publicKey.map { ["--public-key", $0] } ?? []) + (backend.map { ["--backend", $0] } ?? [])
+            + (noConnect ? ["--no-connect"] : [])
         var argv = arguments.map { strdup($0) } + [nil]
         execv(window, &argv)
         let reason = String(cString: strerror(errno))

@@ -7,7 +7,7 @@ import StompboxDSP
 /// `stompbox run --headless …`: plays live through PulseAudio and prints one status line a second.
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "run", abstract: "Plays live through PulseAudio.",
+        commandName: "run", abstract: "Plays live through PulseAudio or JACK.",
         discussion: """
         Prints one status line a second, e.g.
           state=running latency_ms=10.9 underruns=0 overruns=0 in_peak_db=-12.3 out_peak_db=-9.8 target_ms=8 drift_ppm=0.0
@@ -15,18 +15,26 @@ struct RunCommand: ParsableCommand {
         in force (raised by automatic latency), drift_ppm how fast the input's clock runs against
         the output's (0 while they share one). Stops on SIGINT/SIGTERM
         or after --seconds. The window is 'stompbox' with no arguments; 'run' is always headless.
+        With --backend jack the line ends with backend=jack period=FRAMES dsp_load=PERCENT, latency_ms
+        is JACK's port latencies plus the pedals' own, and underruns counts JACK's xruns.
         """)
 
     @Flag(help: "Play without a window (the only mode of this command; the window is 'stompbox' with no arguments).")
     var headless = false
 
-    @Option(help: "A source name from 'stompbox devices', or 'demo' for the bundled riff. Default: the server's default source.")
+    @Option(help: ArgumentHelp(LiveBackend.help, valueName: "pulse|jack|auto"))
+    var backend = "pulse"
+
+    @Flag(name: .customLong("no-connect"), help: ArgumentHelp(LiveBackend.noConnectHelp))
+    var noConnect = false
+
+    @Option(help: "A source name from 'stompbox devices' (with JACK: a port, e.g. system:capture_2), or 'demo' for the bundled riff. Default: the server's default source (JACK: the first physical capture port).")
     var input: String?
 
     @Option(name: .customLong("input-channel"), help: "Which channel of the input carries the guitar (1-based).")
     var inputChannel = 1
 
-    @Option(help: "A sink name from 'stompbox devices'. Default: the server's default sink.")
+    @Option(help: "A sink name from 'stompbox devices' (with JACK: a port for out_1, or PORT1,PORT2). Default: the server's default sink (JACK: the first two physical playback ports).")
     var output: String?
 
     @Option(help: "Frames per block, 64…1024.")
@@ -70,6 +78,7 @@ struct RunCommand: ParsableCommand {
     var writeDemoRiff: String?
 
     func validate() throws {
+        guard LiveBackend.parse(backend) != nil else { throw ValidationError("--backend must be pulse, jack or auto (not '\(backend)')") }
         guard (64...1024).contains(block) else { throw ValidationError("--block must be 64…1024 frames") }
         guard (2...200).contains(latencyMs) else { throw ValidationError("--latency-ms must be 2…200") }
         guard (2...200).contains(maxLatencyMs) else { throw ValidationError("--max-latency-ms must be 2…200") }
@@ -120,6 +129,8 @@ struct RunCommand: ParsableCommand {
         case "demo"?: settings.input = .demo
         case let name?: settings.input = .source(name)
         }
+        settings.backend = LiveBackend.parse(backend) ?? .pulse
+        settings.connectPorts = !noConnect
         settings.inputChannel = inputChannel
         settings.output = output
         settings.blockSize = block

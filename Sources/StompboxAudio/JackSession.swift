@@ -1,0 +1,326 @@
+import CAudioShim
+import CJack
+import Foundation
+import StompboxDSP
+import Synchronization
+
+/// The live loop as a JACK client (jackd, or PipeWire's JACK): a client `stompbox` with an input
+/// port `in` and output ports `out_1` and `out_2`; the chain runs inside the graph's process
+/// callback, so a signal that enters `in` in one cycle leaves the outputs in the same cycle,
+/// delayed only by the pedals' own latency (the overdrive's oversampling filters).
+///
+/// Threads: `play` runs on the engine's thread, which opens the client, prepares the chain for
+/// the server's rate before the client is active (never on the audio thread), connects the
+/// ports and then watches: stop, new settings, the server going away, xruns and latency. JACK's
+/// process thread runs `process` only: no allocation, no lock, no logging; a period longer than
+/// the chain's largest block is processed in blocks. A new buffer size needs nothing (the chain
+/// is prepared for 1024 frames and splits longer periods), so the Looper and every pedal keep
+/// their state; a new sample rate silences the outputs until `play` has deactivated the client
+/// and prepared the chain for it.
+final class JackSession {
+    enum Outcome {
+        case stopped, settingsChanged
+        case failed(LiveState, String)
+    }
+
+    /// The client's name as asked (JACK appends a number when it is taken).
+    static let clientName = "stompbox"
+
+    private let engine: LiveEngine
+    private let chain: Chain
+    private let settings: LiveSettings
+    private let generation: Int
+    private let timing: JackTiming
+    private var client: OpaquePointer?
+    private var inputPort: OpaquePointer?
+    private var outputPorts: (OpaquePointer?, OpaquePointer?) = (nil, nil)
+
+    // Written by JACK's threads, read by `play`.
+    private let serverGone = Atomic<Bool>(false)
+    private let xruns = Atomic<Int>(0)
+    private let period = Atomic<Int>(0)
+    private let serverRate = Atomic<Int>(0)
+    /// The chain is not prepared for the server's rate: the outputs are silent.
+    private let rateMismatch = Atomic<Bool>(false)
+    /// The pedals' latency in frames, as last published to JACK (for the latency callback).
+    private let chainLatency = Atomic<Int>(0)
+    /// The demo riff's read position (process thread only).
+    private var riffPosition = 0
+    private let demo: UnsafeMutableBufferPointer<Float>?
+
+    init(engine: LiveEngine, settings: LiveSettings, generation: Int, timing: JackTiming) {
+        self.engine = engine
+        chain = engine.chain
+        self.settings = settings
+        self.generation = generation
+        self.timing = timing
+        demo = settings.input == .demo ? engine.demoRiff : nil
+    }
+
+    /// The server's name as libjack will pick it, for messages.
+    static var serverDescription: String {
+        ProcessInfo.processInfo.environment["JACK_DEFAULT_SERVER"].map { "the JACK server \"\($0)\"" } ?? "the JACK server"
+    }
+
+    /// Whether a JACK server answers now (opens a client and closes it; about a millisecond).
+    static func serverAnswers() -> Bool {
+        stompbox_jack_silence()
+        var status = jack_status_t(rawValue: 0)
+        guard let c = stompbox_jack_open("stompbox-probe", &status) else { return false }
+        jack_client_close(c)
+        return true
+    }
+
+    // MARK: The engine's thread
+
+    func play() -> Outcome {
+        stompbox_jack_silence()
+        var status = jack_status_t(rawValue: 0)
+        guard let c = stompbox_jack_open(Self.clientName, &status) else {
+            return .failed(.noServer, "cannot reach \(Self.serverDescription); retrying twice a second")
+        }
+        client = c
+        defer { close() }
+        let audio = JACK_DEFAULT_AUDIO_TYPE
+        inputPort = jack_port_register(c, "in", audio, UInt(JackPortIsInput.rawValue | JackPortIsTerminal.rawValue), 0)
+        outputPorts = (jack_port_register(c, "out_1", audio, UInt(JackPortIsOutput.rawValue | JackPortIsTerminal.rawValue), 0),
+                       jack_port_register(c, "out_2", audio, UInt(JackPortIsOutput.rawValue | JackPortIsTerminal.rawValue), 0))
+        guard inputPort != nil, outputPorts.0 != nil, outputPorts.1 != nil else {
+            return .failed(.noServer, "\(Self.serverDescription) refused Stompbox's ports")
+        }
+
+        // The chain is prepared for the server's rate here, while the client is not active.
+        let rate = Int(jack_get_sample_rate(c))
+        if chain.sampleRate != Double(rate) || chain.maximumBlockSize < LiveBuffers.maximumBlock {
+            chain.prepare(sampleRate: Double(rate), maximumBlockSize: LiveBuffers.maximumBlock)
+        }
+        serverRate.store(rate, ordering: .relaxed)
+        period.store(Int(jack_get_buffer_size(c)), ordering: .relaxed)
+        chainLatency.store(Int(chain.latencySamples.rounded()), ordering: .relaxed)
+        timing.reset(periodFrames: Int(jack_get_buffer_size(c)), sampleRate: rate)
+
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        jack_set_process_callback(c, { frames, context in
+            Unmanaged<JackSession>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.process(frames) }
+            return 0
+        }, context)
+        jack_set_thread_init_callback(c, { _ in stompbox_enable_flush_to_zero() }, context)
+        jack_set_xrun_callback(c, { context in
+            Unmanaged<JackSession>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.xruns.add(1, ordering: .relaxed) }
+            return 0
+        }, context)
+        jack_set_buffer_size_callback(c, { frames, context in
+            Unmanaged<JackSession>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.period.store(Int(frames), ordering: .relaxed) }
+            return 0
+        }, context)
+        jack_set_sample_rate_callback(c, { rate, context in
+            Unmanaged<JackSession>.fromOpaque(context!)._withUnsafeGuaranteedRef { session in
+                session.serverRate.store(Int(rate), ordering: .relaxed)
+                session.rateMismatch.store(Double(rate) != session.chain.sampleRate, ordering: .releasing)
+            }
+            return 0
+        }, context)
+        jack_set_latency_callback(c, { mode, context in
+            Unmanaged<JackSession>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.publishLatency(mode) }
+        }, context)
+        jack_on_info_shutdown(c, { _, _, context in
+            Unmanaged<JackSession>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.serverGone.store(true, ordering: .releasing) }
+        }, context)
+        guard jack_activate(c) == 0 else {
+            return .failed(.noServer, "\(Self.serverDescription) did not start Stompbox's client")
+        }
+
+        var wiring = settings.connectPorts ? connect() : nil
+        var seenXruns = 0
+        var nextWiring = monotonicSeconds() + LiveEngine.retryInterval
+        engine.noteBackend(.jack)
+        if wiring == nil { engine.publishRunning() }
+        while true {
+            if engine.isStopRequested { return .stopped }
+            if engine.currentGeneration != generation { return .settingsChanged }
+            if serverGone.load(ordering: .acquiring) {
+                return .failed(.noServer, "\(Self.serverDescription) went away; waiting for it to come back")
+            }
+            if rateMismatch.load(ordering: .acquiring) {
+                // Prepared off the process thread: the client stops, the chain is prepared, and
+                // the next opening starts it again at the new rate.
+                return .settingsChanged
+            }
+            let now = monotonicSeconds()
+            if let missing = wiring, now >= nextWiring {
+                nextWiring = now + LiveEngine.retryInterval
+                wiring = connect()
+                if wiring == nil { engine.publishRunning() } else { engine.publishWaiting(missing.state, missing.message) }
+            }
+            let x = xruns.load(ordering: .relaxed)
+            while seenXruns < x { engine.noteUnderrun(); seenXruns += 1 }
+            let latency = Int(chain.latencySamples.rounded())
+            if chainLatency.exchange(latency, ordering: .relaxed) != latency { jack_recompute_total_latencies(c) }
+            let rate = Double(max(1, serverRate.load(ordering: .relaxed)))
+            let total = Double(capturedLatency() + playbackLatency() + latency)
+            engine.noteLatency(1000 * total / rate, targetMs: 1000 * total / rate, drift: 0, following: false)
+            engine.noteJack(load: Double(jack_cpu_load(c)), period: period.load(ordering: .relaxed))
+            usleep(20_000)
+        }
+    }
+
+    /// Connects the ports as the settings say: nil when done, else what is missing.
+    private func connect() -> (state: LiveState, message: String)? {
+        guard let c = client, let inputPort, let out1 = outputPorts.0, let out2 = outputPorts.1 else { return nil }
+        func physical(_ flags: JackPortFlags) -> [String] {
+            guard let list = jack_get_ports(c, nil, JACK_DEFAULT_AUDIO_TYPE, UInt(JackPortIsPhysical.rawValue | flags.rawValue)) else { return [] }
+            defer { jack_free(UnsafeMutableRawPointer(mutating: list)) }
+            var names: [String] = []
+            var i = 0
+            while let name = list[i] { names.append(String(cString: name)); i += 1 }
+            return names
+        }
+        func link(_ from: String, _ to: String) -> Bool {
+            let r = jack_connect(c, from, to)
+            return r == 0 || r == EEXIST
+        }
+        let inName = String(cString: jack_port_name(inputPort))
+        switch settings.input {
+        case .demo:
+            break
+        case .defaultSource:
+            guard let first = physical(JackPortIsOutput).first else {
+                return (.waitingForInput, "\(Self.serverDescription) has no capture port; connect stompbox:in yourself")
+            }
+            if !link(first, inName) { return (.waitingForInput, "cannot connect \(first) to \(inName)") }
+        case .source(let name):
+            if !link(name, inName) { return (.waitingForInput, "JACK port \(name) is not there (or cannot feed \(inName)); waiting for it") }
+        }
+        let targets = settings.output.map { $0.split(separator: ",").map(String.init) } ?? Array(physical(JackPortIsInput).prefix(2))
+        guard !targets.isEmpty else {
+            return (.waitingForOutput, "\(Self.serverDescription) has no playback port; connect stompbox:out_1 yourself")
+        }
+        for (port, target) in zip([out1, out2], targets) where !link(String(cString: jack_port_name(port)), target) {
+            return (.waitingForOutput, "JACK port \(target) is not there (or cannot be fed); waiting for it")
+        }
+        return nil
+    }
+
+    /// Frames from the capture hardware to `in` (the most any connected path reports).
+    private func capturedLatency() -> Int {
+        guard let inputPort else { return 0 }
+        var range = jack_latency_range_t()
+        jack_port_get_latency_range(inputPort, JackCaptureLatency, &range)
+        return Int(range.max)
+    }
+
+    /// Frames from `out_1` to the playback hardware.
+    private func playbackLatency() -> Int {
+        guard let out = outputPorts.0 else { return 0 }
+        var range = jack_latency_range_t()
+        jack_port_get_latency_range(out, JackPlaybackLatency, &range)
+        return Int(range.max)
+    }
+
+    private func close() {
+        guard let c = client else { return }
+        jack_deactivate(c)
+        jack_client_close(c)
+        client = nil
+        inputPort = nil
+        outputPorts = (nil, nil)
+    }
+
+    // MARK: JACK's threads
+
+    /// The latency callback (a JACK thread): the outputs carry what reaches `in` plus the pedals'
+    /// own delay, and `in` what follows the outputs plus the same.
+    private func publishLatency(_ mode: jack_latency_callback_mode_t) {
+        guard let inputPort, let out1 = outputPorts.0, let out2 = outputPorts.1 else { return }
+        let own = UInt32(max(0, chainLatency.load(ordering: .relaxed)))
+        var range = jack_latency_range_t()
+        if mode == JackCaptureLatency {
+            jack_port_get_latency_range(inputPort, JackCaptureLatency, &range)
+            range.min += own
+            range.max += own
+            jack_port_set_latency_range(out1, JackCaptureLatency, &range)
+            jack_port_set_latency_range(out2, JackCaptureLatency, &range)
+        } else {
+            jack_port_get_latency_range(out1, JackPlaybackLatency, &range)
+            range.min += own
+            range.max += own
+            jack_port_set_latency_range(inputPort, JackPlaybackLatency, &range)
+        }
+    }
+
+    /// One period, on JACK's process thread: `in` (or the demo riff) through the chain to both
+    /// outputs. Allocation- and lock-free.
+    private func process(_ frames: jack_nframes_t) {
+        let started = JackTiming.now()
+        guard let inputPort, let p1 = outputPorts.0, let p2 = outputPorts.1,
+              let out1 = stompbox_jack_buffer(p1, frames), let out2 = stompbox_jack_buffer(p2, frames) else { return }
+        let n = Int(frames)
+        if rateMismatch.load(ordering: .relaxed) {
+            out1.update(repeating: 0, count: n)
+            out2.update(repeating: 0, count: n)
+            return
+        }
+        if let demo, demo.count > 0 {
+            for i in 0..<n {
+                out1[i] = demo[riffPosition]
+                riffPosition += 1
+                if riffPosition == demo.count { riffPosition = 0 }
+            }
+        } else if let input = stompbox_jack_buffer(inputPort, frames) {
+            out1.update(from: input, count: n)
+        } else {
+            out1.update(repeating: 0, count: n)
+        }
+        chain.process(UnsafeMutableBufferPointer(start: out1, count: n))
+        out2.update(from: out1, count: n)
+        timing.note(nanoseconds: JackTiming.now() - started)
+    }
+}
+
+/// How long the process callback takes, from its own clock: a histogram in 1 µs steps (up to
+/// 20 ms), its count and total. Written by JACK's process thread only; read once the client is
+/// closed (`LiveEngine.stop`), or while it runs for a status (a figure a period old at worst).
+public final class JackTiming: @unchecked Sendable {
+    static let buckets = 20_000
+    private let histogram = UnsafeMutablePointer<UInt32>.allocate(capacity: JackTiming.buckets)
+    private var count = 0
+    private var total = 0
+    public private(set) var periodFrames = 0
+    public private(set) var sampleRate = 48_000
+
+    init() { histogram.initialize(repeating: 0, count: JackTiming.buckets) }
+    deinit { histogram.deallocate() }
+
+    func reset(periodFrames: Int, sampleRate: Int) {
+        histogram.update(repeating: 0, count: JackTiming.buckets)
+        count = 0
+        total = 0
+        self.periodFrames = periodFrames
+        self.sampleRate = sampleRate
+    }
+
+    static func now() -> Int {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return t.tv_sec * 1_000_000_000 + t.tv_nsec
+    }
+
+    func note(nanoseconds: Int) {
+        histogram[min(JackTiming.buckets - 1, max(0, nanoseconds / 1000))] &+= 1
+        count &+= 1
+        total &+= nanoseconds
+    }
+
+    /// Periods timed, the mean and the 99.9th percentile in microseconds.
+    public var summary: (periods: Int, meanMicroseconds: Double, p999Microseconds: Double) {
+        guard count > 0 else { return (0, 0, 0) }
+        let wanted = Int((Double(count) * 0.999).rounded(.up))
+        var seen = 0
+        var p999 = 0
+        for b in 0..<JackTiming.buckets {
+            seen += Int(histogram[b])
+            if seen >= wanted { p999 = b; break }
+        }
+        return (count, Double(total) / Double(count) / 1000, Double(p999) + 1)
+    }
+}
