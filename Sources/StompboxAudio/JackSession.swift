@@ -311,14 +311,28 @@ public final class JackTiming: @unchecked Sendable {
         total &+= nanoseconds
     }
 
-    /// Periods timed, the mean and the 99.9th percentile in microseconds.
-    public var summary: (periods: Int, meanMicroseconds: Double, p999Microseconds: Double) {
+    /// What has been counted so far (a copy; the process thread goes on counting).
+    public struct Snapshot: Sendable {
+        fileprivate var histogram: [UInt32]
+        fileprivate var count: Int
+        fileprivate var total: Int
+    }
+
+    public func snapshot() -> Snapshot {
+        Snapshot(histogram: Array(UnsafeBufferPointer(start: histogram, count: JackTiming.buckets)), count: count, total: total)
+    }
+
+    /// Periods timed since `start` (or since the session began), the mean and the 99.9th
+    /// percentile in microseconds.
+    public func summary(since start: Snapshot? = nil) -> (periods: Int, meanMicroseconds: Double, p999Microseconds: Double) {
+        let now = snapshot()
+        let count = now.count - (start?.count ?? 0), total = now.total - (start?.total ?? 0)
         guard count > 0 else { return (0, 0, 0) }
         let wanted = Int((Double(count) * 0.999).rounded(.up))
         var seen = 0
         var p999 = 0
         for b in 0..<JackTiming.buckets {
-            seen += Int(histogram[b])
+            seen += Int(now.histogram[b] &- (start?.histogram[b] ?? 0))
             if seen >= wanted { p999 = b; break }
         }
         return (count, Double(total) / Double(count) / 1000, Double(p999) + 1)

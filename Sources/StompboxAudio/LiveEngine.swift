@@ -28,6 +28,9 @@ public enum LiveBackend: String, Equatable, Sendable, CaseIterable {
     /// The command line's help for `--no-connect`.
     public static let noConnectHelp = "With JACK: leave stompbox:in and stompbox:out_1/out_2 unconnected, for your patchbay (by default they go to the first physical capture and playback ports, or --input/--output)."
 
+    /// Whether a JACK server answers now (what `auto` asks; about a millisecond).
+    public static func jackServerAnswers() -> Bool { JackSession.serverAnswers() }
+
     /// `--backend VALUE`, or an error naming the choices.
     public static func parse(_ text: String) -> LiveBackend? { LiveBackend(rawValue: text.lowercased()) }
 }

@@ -33,6 +33,9 @@ struct Options {
     var driftSeconds = 60.0
     var window = true
     var windowOnly = false
+    var jack = true
+    var jackOnly = false
+    var jackSeconds = 20.0
 
     init(_ arguments: [String]) {
         var i = 1
@@ -50,6 +53,9 @@ struct Options {
             case "--latency-only": latencyOnly = true
             case "--no-window": window = false
             case "--window-only": windowOnly = true
+            case "--no-jack": jack = false
+            case "--jack-only": jackOnly = true
+            case "--jack-seconds": jackSeconds = Double(value()) ?? { fatal("--jack-seconds takes a number") }()
             case "--server": servers.append(AudioServerKind(rawValue: value()) ?? { fatal("--server takes pulseaudio or pipewire") }())
             case "--drift-seconds": driftSeconds = Double(value()) ?? { fatal("--drift-seconds takes a number") }()
             case "--allocations-only": allocationsOnly = true; sox = false; latency = false
@@ -59,7 +65,7 @@ struct Options {
                 let parts = value().split(separator: "/")
                 guard parts.count == 2, let block = Int(parts[0]), let ms = Double(parts[1]) else { fatal("--latency-setting takes BLOCK/MS, e.g. 128/10") }
                 latencySettings.append(LatencyBench.Setting(name: "\(block)/\(parts[1])", block: block, latencyMs: ms))
-            default: fatal("unknown option \(arguments[i]) (use --seconds S, --runs N, --no-sox, --no-latency, --allocations-only, --latency-seconds S, --latency-setting BLOCK/MS, --window-only, --no-window)")
+            default: fatal("unknown option \(arguments[i]) (use --seconds S, --runs N, --no-sox, --no-latency, --allocations-only, --latency-seconds S, --latency-setting BLOCK/MS, --window-only, --no-window, --jack-only, --no-jack, --jack-seconds S)")
             }
             i += 1
         }
@@ -274,6 +280,10 @@ if options.windowOnly {
     do { try WindowBench.run(runs: 3) } catch { fatal("window bench: \(error)") }
     exit(0)
 }
+if options.jackOnly {
+    do { try JackBench.run(periods: [64, 128], seconds: options.jackSeconds) } catch { fatal("JACK bench: \(error)") }
+    exit(0)
+}
 if options.latencyOnly {
     do {
         try LatencyBench.run(options.latencySettings.isEmpty ? LatencyBench.settings : options.latencySettings,
@@ -397,6 +407,11 @@ if options.latency {
                              seconds: options.latencySeconds, driftSeconds: options.driftSeconds,
                              servers: options.servers.isEmpty ? AudioServerKind.allCases : options.servers)
     } catch { print("  latency bench failed: \(error)") }
+}
+
+// The JACK backend (issue 9): added delay, the process callback's cost, xruns beside a pass-through.
+if options.jack && !options.allocationsOnly {
+    do { try JackBench.run(periods: [64, 128], seconds: options.jackSeconds) } catch { print("  JACK bench failed: \(error)") }
 }
 
 // The window (issue 10): first frame, the GUI thread's CPU untouched, resident memory.

@@ -43,7 +43,7 @@ public final class PrivateJackServer {
         process = p
         let deadline = Date().addingTimeInterval(5)
         while Date() < deadline {
-            if JackSessionProbe.answers() { return }
+            if LiveBackend.jackServerAnswers() { return }
             usleep(50_000)
         }
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
@@ -83,16 +83,6 @@ public final class PrivateJackServer {
 public struct JackRigError: Error, CustomStringConvertible {
     public let description: String
     public init(_ d: String) { description = d }
-}
-
-enum JackSessionProbe {
-    static func answers() -> Bool {
-        stompbox_jack_silence()
-        var status = jack_status_t(rawValue: 0)
-        guard let c = stompbox_jack_open("probe-check", &status) else { return false }
-        jack_client_close(c)
-        return true
-    }
 }
 
 /// A test client: one output port that plays `signal` once and one input port that records,
@@ -213,6 +203,15 @@ public final class JackProbe {
     }
 }
 
+/// Noise at -10 dBFS, `seconds` long at 48 kHz (seeded: every run plays the same).
+public func jackTestNoise(seconds: Double) -> [Float] {
+    var state: UInt64 = 0x5eed
+    return (0..<Int(seconds * 48_000)).map { _ in
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        return Float(Int64(bitPattern: state) >> 40) / Float(1 << 23) * 0.3
+    }
+}
+
 /// A plain pass-through JACK client (`in` copied to `out`): the baseline a real-time path is
 /// measured against.
 public final class JackPassthrough {
@@ -239,6 +238,17 @@ public final class JackPassthrough {
     deinit {
         jack_deactivate(client)
         jack_client_close(client)
+    }
+
+    /// The server's xruns while `signal` plays through a pass-through client (the baseline).
+    public static func xruns(playing signal: [Float]) throws -> Int {
+        let pass = try JackPassthrough()
+        let probe = try JackProbe(signal: signal, recordFrames: signal.count)
+        defer { probe.close() }
+        try probe.connect(probe.playPort, pass.input)
+        try probe.connect(pass.output, probe.recordPort)
+        _ = try probe.run()
+        return probe.xruns
     }
 
     private func cycle(_ frames: jack_nframes_t) {

@@ -126,6 +126,10 @@ final class DevicePicker {
         case .defaultSource: source = "default input"
         case .source(let name): source = name
         }
+        if s.backend == .jack, engine.status().backend == .jack {
+            // JACK's period is shown beside; ports are what the user wires.
+            return s.connectPorts ? "\(source == "default input" ? "first capture port" : source) → \(s.output ?? "first playback ports")" : "ports left to your patchbay"
+        }
         return "\(source) → \(s.output ?? "default output") · \(s.blockSize) frames"
     }
 

@@ -563,13 +563,16 @@ public final class PedalboardWindow {
         switch status.state {
         case .running: parts = ["Running"]; light = "status-ok"
         case .stopped: parts = ["Audio stopped"]
-        case .noServer: parts = ["No PulseAudio server — retrying"]; light = "status-bad"
+        case .noServer: parts = [engine.settings.backend == .jack ? "No JACK server — retrying" : "No PulseAudio server — retrying"]; light = "status-bad"
         case .waitingForInput: parts = ["Waiting for the input device"]; light = "status-bad"
         case .waitingForOutput: parts = ["Waiting for the output device"]; light = "status-bad"
         }
+        if status.backend == .jack { parts.append("JACK" + (status.periodFrames.map { " · \($0) frames" } ?? "")) }
         if let l = status.latencyMs { parts.append(String(format: "latency %.1f ms", l)) }
         if let d = status.driftPPM { parts.append(String(format: "following the input's clock (%+.0f ppm)", d)) }
-        parts.append("\(status.underruns) underrun\(status.underruns == 1 ? "" : "s")")
+        let dropouts = status.backend == .jack ? "xrun" : "underrun"
+        parts.append("\(status.underruns) \(dropouts)\(status.underruns == 1 ? "" : "s")")
+        if let load = status.dspLoadPercent { parts.append(String(format: "DSP %.0f %%", load)) }
         if status.overruns > 0 { parts.append("\(status.overruns) overrun\(status.overruns == 1 ? "" : "s")") }
         parts.append(devicePicker.summary)
         if let m = status.message { parts.append(m) }

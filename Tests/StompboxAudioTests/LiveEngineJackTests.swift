@@ -18,12 +18,7 @@ struct LiveEngineJackTests {
     }
 
     static func wait(for state: LiveState, _ engine: LiveEngine, timeout: Double) -> Double? {
-        let start = Date()
-        while Date().timeIntervalSince(start) < timeout {
-            if engine.status().state == state { return Date().timeIntervalSince(start) }
-            usleep(5_000)
-        }
-        return nil
+        LiveEngineTests.wait(for: state, engine, timeout: timeout)
     }
 
     /// Every built-in pedal off (the chain's own path: gains at 0 dB, the limiter idle below it).
@@ -31,14 +26,7 @@ struct LiveEngineJackTests {
         for kind in PedalKind.builtIn { chain.parameters.set(kind.enabledParameter, 0) }
     }
 
-    /// Noise at -10 dBFS, `seconds` long (seeded: every run plays the same).
-    static func noise(seconds: Double, rate: Int = 48_000) -> [Float] {
-        var state: UInt64 = 0x5eed
-        return (0..<Int(seconds * Double(rate))).map { _ in
-            state = state &* 6364136223846793005 &+ 1442695040888963407
-            return Float(Int64(bitPattern: state) >> 40) / Float(1 << 23) * 0.3
-        }
-    }
+    static func noise(seconds: Double) -> [Float] { jackTestNoise(seconds: seconds) }
 
     /// Plays `signal` through stompbox:in → out_1 and returns what came back (sample-aligned).
     static func throughStompbox(_ signal: [Float], record seconds: Double) throws -> (recording: [Float], xruns: Int) {
@@ -105,16 +93,7 @@ struct LiveEngineJackTests {
         var disturbed: [String] = []
         for _ in 0..<3 {
             let monitor = HostStallMonitor()
-            let baseline: Int
-            do {
-                let pass = try JackPassthrough()
-                let probe = try JackProbe(signal: signal, recordFrames: Int(seconds * 48_000))
-                try probe.connect(probe.playPort, pass.input)
-                try probe.connect(pass.output, probe.recordPort)
-                _ = try probe.run()
-                baseline = probe.xruns
-                probe.close()
-            }
+            let baseline = try JackPassthrough.xruns(playing: signal)
             let chain = Chain()
             for kind in PedalKind.builtIn where kind != .looper { chain.parameters.set(kind.enabledParameter, 1) }
             let engine = LiveEngine(chain: chain, settings: Self.settings())

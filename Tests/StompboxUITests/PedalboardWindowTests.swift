@@ -1,4 +1,5 @@
 import Foundation
+import StompboxTestSupport
 import Testing
 
 /// The window under Xvfb, driven with xdotool, checked through the engine state the window
@@ -237,5 +238,34 @@ struct PedalboardWindowTests {
         let final = session.state()
         #expect(final?["closed"] as? Bool == true)
         #expect(final?["signal_closures_alive"] as? Int == 0, "closures alive after close: \(String(describing: final?["signal_closures_alive"]))")
+    }
+}
+
+/// The window on the JACK backend (`stompbox --backend jack`) against a private `jackd -d dummy`.
+@Suite("The window on JACK", .serialized, .enabled(if: PrivateJackServer.unavailableReason == nil, Comment(rawValue: PrivateJackServer.unavailableReason ?? "")))
+struct JackWindowTests {
+    @Test("plays through JACK, says so in the status bar, and the pedals work as on PulseAudio")
+    func playsThroughJack() throws {
+        let server = PrivateJackServer(period: 128)
+        try server.start()
+        defer { server.stop() }
+        let session = try PedalboardSession(environment: ["JACK_DEFAULT_SERVER": server.name, "STOMPBOX_OUTPUT": ""], startPulse: false, arguments: ["--backend", "jack"])
+        defer { session.stop() }
+        #expect(waitUntil(seconds: 10) { session.engineState == "running" }, "engine: \(String(describing: session.engineState))")
+        #expect(waitUntil(seconds: 5) {
+            let text = session.statusText ?? ""
+            return text.contains("JACK · 128 frames") && text.contains("xrun") && text.contains("DSP")
+        }, "status bar: \(String(describing: session.statusText))")
+        let before = try #require(session.parameter("overdrive.enabled"))
+        try session.click("overdrive", "footswitch")
+        #expect(waitUntil(seconds: 3) { session.parameter("overdrive.enabled") != before }, "the Overdrive's footswitch did nothing on JACK")
+        let shot = try session.shot("jack-window.png")
+        print("window on JACK: \(session.statusText ?? "-") (\(shot))")
+
+        // The server gone: the status bar says so, and the window stays.
+        server.kill()
+        #expect(waitUntil(seconds: 5) { session.statusText?.contains("No JACK server") == true }, "status bar: \(String(describing: session.statusText))")
+        try server.start()
+        #expect(waitUntil(seconds: 5) { session.engineState == "running" }, "engine: \(String(describing: session.engineState))")
     }
 }
