@@ -66,6 +66,8 @@ let package = Package(
 
         // Signals and measurements shared by the tests and the benchmark.
         .target(name: "StompboxTestSupport", dependencies: ["StompboxDSP", "StompboxAudio", "CAudioShim", "CJack"]),
+        // Plays into a JACK port and records another (the PipeWire-JACK tests run it under pw-jack).
+        .executableTarget(name: "StompboxJackProbe", dependencies: ["StompboxTestSupport"]),
         .executableTarget(name: "StompboxBench", dependencies: [
             "StompboxDSP", "StompboxAudio", "StompboxTestSupport",
             .product(name: "MallocInterposerSwift", package: "malloc-interposer"),

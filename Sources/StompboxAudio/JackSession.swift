@@ -63,12 +63,43 @@ final class JackSession {
     }
 
     /// Whether a JACK server answers now (opens a client and closes it; about a millisecond).
-    static func serverAnswers() -> Bool {
+    static func serverAnswers() -> Bool { serverRate() != nil }
+
+    /// The running JACK server's sample rate, or nil when none answers.
+    static func serverRate() -> Int? {
         stompbox_jack_silence()
         var status = jack_status_t(rawValue: 0)
-        guard let c = stompbox_jack_open("stompbox-probe", &status) else { return false }
-        jack_client_close(c)
-        return true
+        guard let c = stompbox_jack_open("stompbox-probe", &status) else { return nil }
+        defer { jack_client_close(c) }
+        return Int(jack_get_sample_rate(c))
+    }
+
+    /// The server's audio ports Stompbox can be wired to, other clients' included, its own left
+    /// out: outputs (what can feed `in`) as sources, inputs as sinks, physical ones first. Throws
+    /// when no JACK server answers.
+    static func ports() throws -> (sources: [AudioDevice], sinks: [AudioDevice]) {
+        stompbox_jack_silence()
+        var status = jack_status_t(rawValue: 0)
+        guard let c = stompbox_jack_open("stompbox-ports", &status) else { throw LiveEngineError.noJackServer(serverDescription) }
+        defer { jack_client_close(c) }
+        let rate = Int(jack_get_sample_rate(c))
+        func list(_ flags: JackPortFlags) -> [AudioDevice] {
+            guard let names = jack_get_ports(c, nil, JACK_DEFAULT_AUDIO_TYPE, UInt(flags.rawValue)) else { return [] }
+            defer { jack_free(UnsafeMutableRawPointer(mutating: names)) }
+            var physical: [AudioDevice] = [], others: [AudioDevice] = []
+            var i = 0
+            while let raw = names[i] {
+                i += 1
+                let name = String(cString: raw)
+                guard !name.hasPrefix(clientName + ":"), let port = jack_port_by_name(c, raw) else { continue }
+                let isPhysical = Int32(jack_port_flags(port)) & Int32(JackPortIsPhysical.rawValue) != 0
+                let device = AudioDevice(name: name, description: isPhysical ? "\(name) (hardware)" : name,
+                                         sampleRate: rate, channels: 1, isMonitor: false)
+                if isPhysical { physical.append(device) } else { others.append(device) }
+            }
+            return physical + others
+        }
+        return (list(JackPortIsOutput), list(JackPortIsInput))
     }
 
     // MARK: The engine's thread
@@ -89,14 +120,16 @@ final class JackSession {
             return .failed(.noServer, "\(Self.serverDescription) refused Stompbox's ports")
         }
 
-        // The chain is prepared for the server's rate here, while the client is not active.
+        // `LiveEngine.start` prepared the chain for the server's rate on its caller's thread; a
+        // server (re)started at another rate since is prepared for here, before the client is
+        // active (never on the process thread).
         let rate = Int(jack_get_sample_rate(c))
         if chain.sampleRate != Double(rate) || chain.maximumBlockSize < LiveBuffers.maximumBlock {
             chain.prepare(sampleRate: Double(rate), maximumBlockSize: LiveBuffers.maximumBlock)
         }
         serverRate.store(rate, ordering: .relaxed)
         period.store(Int(jack_get_buffer_size(c)), ordering: .relaxed)
-        chainLatency.store(Int(chain.latencySamples.rounded()), ordering: .relaxed)
+        chainLatency.store(Int(chain.publishedLatencySamples.rounded()), ordering: .relaxed)
         timing.reset(periodFrames: Int(jack_get_buffer_size(c)), sampleRate: rate)
 
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -154,7 +187,7 @@ final class JackSession {
             }
             let x = xruns.load(ordering: .relaxed)
             while seenXruns < x { engine.noteUnderrun(); seenXruns += 1 }
-            let latency = Int(chain.latencySamples.rounded())
+            let latency = Int(chain.publishedLatencySamples.rounded())
             if chainLatency.exchange(latency, ordering: .relaxed) != latency { jack_recompute_total_latencies(c) }
             let rate = Double(max(1, serverRate.load(ordering: .relaxed)))
             let total = Double(capturedLatency() + playbackLatency() + latency)

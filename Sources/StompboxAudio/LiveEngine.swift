@@ -222,8 +222,10 @@ public final class LiveEngine: @unchecked Sendable {
     public func start() {
         guard thread == nil else { return }
         let s = settings
-        if chain.sampleRate != Double(s.sampleRate) || chain.maximumBlockSize < LiveBuffers.maximumBlock {
-            chain.prepare(sampleRate: Double(s.sampleRate), maximumBlockSize: LiveBuffers.maximumBlock)
+        // On JACK the server's rate rules: asked here, so the chain is prepared on this thread.
+        let rate = s.backend == .pulse ? s.sampleRate : JackSession.serverRate() ?? s.sampleRate
+        if chain.sampleRate != Double(rate) || chain.maximumBlockSize < LiveBuffers.maximumBlock {
+            chain.prepare(sampleRate: Double(rate), maximumBlockSize: LiveBuffers.maximumBlock)
         }
         if s.input == .demo, demoLoadedFor == nil || demoLoadedFor! != (s.sampleRate, s.demoFile) {
             demo?.deallocate()
@@ -326,6 +328,13 @@ public final class LiveEngine: @unchecked Sendable {
         }
         s.message = messages.isEmpty ? nil : messages.joined(separator: "; ")
         return s
+    }
+
+    /// What `backend` can play from and to: PulseAudio's sources and sinks, or JACK's ports
+    /// (`auto`: JACK's when a JACK server answers). Call it off the GUI thread.
+    public static func devices(backend: LiveBackend) throws -> (sources: [AudioDevice], sinks: [AudioDevice]) {
+        if backend == .jack || (backend == .auto && JackSession.serverAnswers()) { return try JackSession.ports() }
+        return try devices()
     }
 
     /// Lists the server's sources and sinks. Never waits more than about two seconds (a server
@@ -512,9 +521,11 @@ public final class LiveEngine: @unchecked Sendable {
 public enum LiveEngineError: Error, CustomStringConvertible {
     case noServer(String)
     case noAnswer(String)
+    case noJackServer(String)
 
     public var description: String {
         switch self {
+        case .noJackServer(let server): "cannot reach \(server): is jackd (or PipeWire with its JACK library) running?"
         case .noServer(let server): "cannot reach \(server): is PulseAudio (or PipeWire's pulse server) running?"
         case .noAnswer(let server): "\(server) did not answer within \(Int(PulseConnection.queryTimeout)) s"
         }

@@ -15,7 +15,7 @@ enum JackBench {
             print("JACK: skipped: \(reason)")
             return
         }
-        print("JACK (jackd -d dummy at 48 kHz; \(Int(seconds)) s per client; every pedal on, the Looper idle):")
+        print("JACK (jackd -S -d dummy at 48 kHz, synchronous; \(Int(seconds)) s per client; every pedal on, the Looper idle):")
         for period in periods {
             let server = PrivateJackServer(period: period)
             try server.start()

@@ -64,6 +64,7 @@ public final class Chain {
         active = Unmanaged.passRetained(first)
         activeSlots = first.slots
         activeCount = first.count
+        publishLatency()
     }
 
     deinit {
@@ -89,6 +90,7 @@ public final class Chain {
         instances = instances.filter { $0.key.values == nil || kinds.contains($0.key) }
         if maximumBlockSize > 0 { next.prepare(sampleRate: sampleRate, parameters: parameters) }
         board = kinds
+        publishLatency()
         let old = pending.exchange(UInt(bitPattern: Unmanaged.passRetained(next).toOpaque()), ordering: .acquiringAndReleasing)
         if old != 0 { Unmanaged<Board>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).release() }
     }
@@ -118,6 +120,7 @@ public final class Chain {
         outputGain.prepare(sampleRate: sampleRate)
         limiter.prepare(sampleRate: sampleRate)
         reset()
+        publishLatency()
     }
 
     /// Clears all state (not the looper's recording) and jumps every ramp to its target; a board
@@ -165,8 +168,14 @@ public final class Chain {
     }
 
     /// The delay the pedals on the board add, in samples (the overdrive's oversampling filters,
-    /// what plugin pedals report).
+    /// what plugin pedals report). The thread that sets the board (or prepares the chain).
     public var latencySamples: Double { board.reduce(0) { $0 + $1.latency(sampleRate) } }
+
+    /// `latencySamples` as of the last board change or `prepare`, for any thread (a JACK
+    /// client's latency reports; the board itself belongs to the thread that sets it).
+    public var publishedLatencySamples: Double { Double(bitPattern: latencyBits.load(ordering: .relaxed)) }
+    private let latencyBits = Atomic<UInt64>(0)
+    private func publishLatency() { latencyBits.store(latencySamples.bitPattern, ordering: .relaxed) }
 
     /// The output peak (linear) of the last `process` call, as the limiter measured it.
     /// Audio thread only (the UI reads `controls.meters`).

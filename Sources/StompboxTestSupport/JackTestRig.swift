@@ -35,7 +35,9 @@ public final class PrivateJackServer {
         setenv("JACK_NO_AUDIO_RESERVATION", "1", 1)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: jackd)
-        p.arguments = ["-n", name, "-d", "dummy", "-r", "\(sampleRate)", "-p", "\(period)"]
+        // -S: synchronous mode, the server waits for the whole graph each cycle (asynchronous
+        // jackd2 lets a late client's output slip a period; the tests compare outputs sample for sample).
+        p.arguments = ["-n", name, "-S", "-d", "dummy", "-r", "\(sampleRate)", "-p", "\(period)"]
         FileManager.default.createFile(atPath: log, contents: nil)
         p.standardOutput = FileHandle(forWritingAtPath: log)
         p.standardError = p.standardOutput

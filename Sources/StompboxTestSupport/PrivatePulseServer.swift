@@ -203,6 +203,10 @@ public final class PrivatePulseServer: @unchecked Sendable {
     private var runtimeDirectory: String { directory.appendingPathComponent("xdg").path }
     private var busPath: String { directory.appendingPathComponent("bus").path }
 
+    /// The environment a program run against this server needs (its runtime folder, socket
+    /// names and session bus): PulseAudio clients, and on PipeWire JACK clients under `pw-jack`.
+    public var clientEnvironment: [String: String] { environment }
+
     /// The environment of the server and of the client tools run against it.
     private var environment: [String: String] {
         var env = ProcessInfo.processInfo.environment

@@ -3,15 +3,19 @@ import Foundation
 import StompboxAudio
 import Synchronization
 
-/// The "Audio…" button in the status bar and its popover: input (a PulseAudio source, the
-/// default one or the demo riff), the input channel carrying the guitar, the output sink, the
-/// block size, the playback margin and automatic latency. Apply hands the settings to
+/// The "Audio…" button in the status bar and its popover: the server (PulseAudio, JACK, or
+/// automatic), input (a PulseAudio source or JACK port, the default one or the demo riff), the
+/// input channel carrying the guitar, the output sink (or JACK port), the block size, the
+/// playback margin and automatic latency (PulseAudio only: on JACK the period is the server's),
+/// and whether JACK's ports are connected automatically. Apply hands the settings to
 /// `LiveEngine.apply`. The device list is fetched on a thread of its own (a server that does
 /// not answer must not freeze the window) and shown when it arrives.
 final class DevicePicker {
     let engine: LiveEngine
     let button: UnsafeMutablePointer<GtkWidget>
     private let popover: UnsafeMutablePointer<GtkWidget>
+    private let server: UnsafeMutablePointer<GtkWidget>
+    private let connectPorts: UnsafeMutablePointer<GtkWidget>
     private let input: UnsafeMutablePointer<GtkWidget>
     private let channel: UnsafeMutablePointer<GtkWidget>
     private let output: UnsafeMutablePointer<GtkWidget>
@@ -21,8 +25,10 @@ final class DevicePicker {
     private let note: UnsafeMutablePointer<GtkWidget>
     /// A device list fetched off the GUI thread, waiting to be shown.
     private final class Fetched: @unchecked Sendable {
-        let result = Mutex<Result<(sources: [AudioDevice], sinks: [AudioDevice]), Error>?>(nil)
+        let result = Mutex<Result<Listing, Error>?>(nil)
     }
+    /// Devices (or JACK ports: `jack`) as listed.
+    private struct Listing { var sources: [AudioDevice]; var sinks: [AudioDevice]; var jack: Bool }
     private let fetched = Fetched()
     private var fetching = false
     static let blockSizes = [64, 128, 256, 512, 1024]
@@ -40,6 +46,11 @@ final class DevicePicker {
         gtk_grid_set_row_spacing(cast(raw(grid)), 8)
         gtk_grid_set_column_spacing(cast(raw(grid)), 10)
         gtk_container_set_border_width(cast(raw(grid)), 12)
+        server = gtk_combo_box_text_new()
+        for (id, title) in [("pulse", "PulseAudio"), ("jack", "JACK (inside the graph's cycle)"), ("auto", "JACK when a JACK server runs, else PulseAudio")] {
+            gtk_combo_box_text_append(cast(raw(server)), id, title)
+        }
+        connectPorts = gtk_check_button_new_with_label("Connect the ports (off: wire them in your patchbay)")
         input = gtk_combo_box_text_new()
         channel = gtk_spin_button_new_with_range(1, 32, 1)
         output = gtk_combo_box_text_new()
@@ -51,7 +62,7 @@ final class DevicePicker {
             gtk_combo_box_text_append(cast(raw(blockSize)), String(size), "\(size) frames")
         }
         let rows: [(String, UnsafeMutablePointer<GtkWidget>)] = [
-            ("Input", input), ("Input channel", channel), ("Output", output),
+            ("Server", server), ("Input", input), ("Input channel", channel), ("Output", output), ("JACK ports", connectPorts),
             ("Block size", blockSize), ("Latency (ms)", latency), ("Automatic latency", autoLatency),
         ]
         for (i, (title, widget)) in rows.enumerated() {
@@ -83,10 +94,25 @@ final class DevicePicker {
             engine.resetAutoLatency()
         }
         onSignal(raw(button), "toggled") { [unowned self] in
-            if gtk_toggle_button_get_active(cast(raw(button))) != 0 { fetchDevices() }
+            if gtk_toggle_button_get_active(cast(raw(button))) != 0 {
+                gtk_combo_box_set_active_id(cast(raw(server)), engine.settings.backend.rawValue)
+                fetchDevices()
+            }
         }
+        // Another server: its devices (or ports), and the rows that apply to it.
+        onSignal(raw(server), "changed") { [unowned self] in
+            guard gtk_widget_get_visible(popover) != 0 else { return }
+            fetchDevices()
+        }
+        gtk_combo_box_set_active_id(cast(raw(server)), engine.settings.backend.rawValue)
         refresh(sources: [], sinks: [])
     }
+
+    /// The server chosen in the popover.
+    private var chosenBackend: LiveBackend { activeID(server).flatMap(LiveBackend.init(rawValue:)) ?? engine.settings.backend }
+
+    /// Whether the popover's lists are JACK's (the backend chosen, or `auto` with JACK running).
+    private var listsJack = false
 
     /// Lists the devices on a thread of its own; the list is shown when it arrives.
     private func fetchDevices() {
@@ -94,22 +120,29 @@ final class DevicePicker {
         fetching = true
         gtk_label_set_text(cast(raw(note)), "Looking for devices…")
         let box = fetched
+        let backend = chosenBackend
         Thread.detachNewThread {
-            let result = Result { try LiveEngine.devices() }
+            let result = Result { () throws -> Listing in
+                let jack = backend == .jack || (backend == .auto && LiveBackend.jackServerAnswers())
+                let list = try LiveEngine.devices(backend: jack ? .jack : .pulse)
+                return Listing(sources: list.sources, sinks: list.sinks, jack: jack)
+            }
             box.result.withLock { $0 = result }
         }
         addTimeout(milliseconds: 50) { [weak self] in
             guard let self else { return false }
-            guard let result = fetched.result.withLock({ r -> Result<(sources: [AudioDevice], sinks: [AudioDevice]), Error>? in
+            guard let result = fetched.result.withLock({ r -> Result<Listing, Error>? in
                 defer { r = nil }
                 return r
             }) else { return true }
             fetching = false
             switch result {
-            case .success(let (sources, sinks)):
-                gtk_label_set_text(cast(raw(note)), sources.isEmpty && sinks.isEmpty ? "No devices listed (is PulseAudio running?)" : "")
-                refresh(sources: sources, sinks: sinks)
+            case .success(let listing):
+                listsJack = listing.jack
+                gtk_label_set_text(cast(raw(note)), listing.sources.isEmpty && listing.sinks.isEmpty ? "No devices listed (is the server running?)" : "")
+                refresh(sources: listing.sources, sinks: listing.sinks)
             case .failure(let error):
+                listsJack = chosenBackend == .jack
                 gtk_label_set_text(cast(raw(note)), "Cannot list devices: \(error)")
                 refresh(sources: [], sinks: [])
             }
@@ -139,7 +172,7 @@ final class DevicePicker {
         let inputCombo: UnsafeMutablePointer<GtkComboBoxText> = cast(raw(input))
         gtk_combo_box_text_remove_all(inputCombo)
         gtk_combo_box_text_append(inputCombo, "demo", "Demo riff (no guitar needed)")
-        gtk_combo_box_text_append(inputCombo, "default", "Default input")
+        gtk_combo_box_text_append(inputCombo, "default", listsJack ? "First capture port" : "Default input")
         for d in sources { gtk_combo_box_text_append(inputCombo, "source:" + d.name, d.description) }
         let inputID: String
         switch s.input {
@@ -153,7 +186,7 @@ final class DevicePicker {
 
         let outputCombo: UnsafeMutablePointer<GtkComboBoxText> = cast(raw(output))
         gtk_combo_box_text_remove_all(outputCombo)
-        gtk_combo_box_text_append(outputCombo, "default", "Default output")
+        gtk_combo_box_text_append(outputCombo, "default", listsJack ? "First two playback ports" : "Default output")
         for d in sinks { gtk_combo_box_text_append(outputCombo, "sink:" + d.name, d.description) }
         if let name = s.output, !sinks.contains(where: { $0.name == name }) {
             gtk_combo_box_text_append(outputCombo, "sink:" + name, name)
@@ -164,10 +197,16 @@ final class DevicePicker {
         gtk_combo_box_set_active_id(cast(raw(blockSize)), String(s.blockSize))
         gtk_spin_button_set_value(cast(raw(latency)), s.latencyMs)
         gtk_toggle_button_set_active(cast(raw(autoLatency)), s.autoLatency ? 1 : 0)
+        gtk_toggle_button_set_active(cast(raw(connectPorts)), s.connectPorts ? 1 : 0)
+        // On JACK the period and the latency are the server's, and a port is one channel.
+        for widget in [channel, blockSize, latency, autoLatency] { gtk_widget_set_sensitive(widget, listsJack ? 0 : 1) }
+        gtk_widget_set_sensitive(connectPorts, chosenBackend == .pulse ? 0 : 1)
     }
 
     private func chosenSettings() -> LiveSettings {
         var s = engine.settings
+        s.backend = chosenBackend
+        s.connectPorts = gtk_toggle_button_get_active(cast(raw(connectPorts))) != 0
         let inputID = activeID(input) ?? "default"
         if inputID == "demo" { s.input = .demo }
         else if inputID.hasPrefix("source:") { s.input = .source(String(inputID.dropFirst(7))) }

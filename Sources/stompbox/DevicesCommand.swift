@@ -2,17 +2,25 @@ import ArgumentParser
 import Foundation
 import StompboxAudio
 
-/// `stompbox devices [--json]`: the PulseAudio sources and sinks the window's device picker offers.
+/// `stompbox devices [--backend jack] [--json]`: the PulseAudio sources and sinks (or JACK
+/// ports) the window's device picker offers.
 struct DevicesCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "devices", abstract: "Lists PulseAudio sources and sinks.")
+    static let configuration = CommandConfiguration(commandName: "devices", abstract: "Lists PulseAudio sources and sinks, or JACK ports.")
+
+    @Option(help: ArgumentHelp("pulse (sources and sinks), jack (the JACK server's ports: outputs can feed --input, inputs take --output), or auto (JACK's when a JACK server answers).", valueName: "pulse|jack|auto"))
+    var backend = "pulse"
 
     @Flag(help: "Print JSON: {\"sources\": [...], \"sinks\": [...]}, each with name, description, sampleRate, channels, isMonitor.")
     var json = false
 
+    func validate() throws {
+        guard LiveBackend.parse(backend) != nil else { throw ValidationError("--backend must be pulse, jack or auto (not '\(backend)')") }
+    }
+
     func run() throws {
         let list: (sources: [AudioDevice], sinks: [AudioDevice])
         do {
-            list = try LiveEngine.devices()
+            list = try LiveEngine.devices(backend: LiveBackend.parse(backend) ?? .pulse)
         } catch {
             FileHandle.standardError.write(Data("stompbox: \(error)\n".utf8))
             throw ExitCode(2)

@@ -1,0 +1,114 @@
+import Foundation
+import StompboxTestSupport
+import Testing
+
+/// Why PipeWire's JACK cannot be tested here, or nil.
+let pipeWireJackUnavailable: String? = {
+    if let reason = AudioServerKind.pipewire.unavailableReason { return reason }
+    return FileManager.default.isExecutableFile(atPath: "/usr/bin/pw-jack") ? nil : "pw-jack is not installed (apt-get install pipewire-jack)"
+}()
+
+/// `stompbox run --backend jack` on PipeWire's JACK library (`pw-jack`, package pipewire-jack)
+/// against a private PipeWire: the same binary joins PipeWire's graph as a JACK client.
+@Suite(.serialized, .enabled(if: pipeWireJackUnavailable == nil, Comment(rawValue: pipeWireJackUnavailable ?? "")))
+struct LiveEnginePipeWireJackTests {
+    static let pwJack = "/usr/bin/pw-jack"
+
+    /// Runs `pw-jack program arguments` in the server's environment; returns its output.
+    static func pwJack(_ program: String, _ arguments: [String], environment: [String: String], wait: Bool = true) throws -> (Process, Pipe) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: pwJack)
+        p.arguments = [program] + arguments
+        p.environment = environment
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        if wait { p.waitUntilExit() }
+        return (p, out)
+    }
+
+    @Test func runsAsAJackClientOfPipeWireAndAddsNoDelay() throws {
+        let server = try PrivatePulseServer(kind: .pipewire)
+        try server.start()
+        defer { server.stop() }
+        var env = server.clientEnvironment
+        let home = TemporaryFolder("stompbox-pwjack")
+        env["XDG_CONFIG_HOME"] = home.file("config")
+        env["XDG_DATA_HOME"] = home.file("data")
+        // One pedal on the board, off: what comes back should be what went in, same cycle.
+        let (run, output) = try Self.pwJack(try stompboxExecutable().path,
+                                            ["run", "--headless", "--backend", "jack", "--no-connect", "--chain", "overdrive",
+                                             "--set", "overdrive.enabled=off", "--seconds", "8"],
+                                            environment: env, wait: false)
+        defer { if run.isRunning { run.terminate() } }
+        // While it plays, PipeWire's graph lists its ports.
+        var ports = ""
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.5)
+            let (_, lsp) = try Self.pwJack("/usr/bin/jack_lsp", [], environment: env)
+            ports = String(decoding: lsp.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            if ports.contains("stompbox:out_2") { break }
+        }
+        for port in ["stompbox:in", "stompbox:out_1", "stompbox:out_2"] {
+            #expect(ports.contains(port), "PipeWire's graph has no \(port): \(ports)")
+        }
+        // A probe on PipeWire's JACK too: noise into stompbox:in, recorded from out_1.
+        let (probe, probeOutput) = try Self.pwJack(try builtExecutable("StompboxJackProbe").path,
+                                                   ["--to", "stompbox:in", "--from", "stompbox:out_1", "--seconds", "1"], environment: env)
+        let found = String(decoding: probeOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        print("PipeWire's JACK, pedals off: \(found)")
+        #expect(probe.terminationStatus == 0 && found.contains("lag=0 "), "probe: \(found)")
+        let correlation = found.split(separator: " ").first { $0.hasPrefix("correlation=") }.flatMap { Double($0.dropFirst(12)) } ?? 0
+        #expect(correlation > 0.9999, "probe: \(found)")
+
+        run.waitUntilExit()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(run.terminationStatus == 0)
+        let playing = text.split(separator: "\n").filter { $0.contains("state=running") && $0.contains("backend=jack") && $0.contains("period=") }
+        #expect(playing.count >= 5, "status lines: \(text)")
+        print("pw-jack stompbox run --backend jack, last status: \(playing.last ?? "-")")
+    }
+}
+
+/// `stompbox run --backend jack` against a private jackd that is killed and started again.
+@Suite(.serialized, .enabled(if: PrivateJackServer.unavailableReason == nil, Comment(rawValue: PrivateJackServer.unavailableReason ?? "")))
+struct LiveEngineJackRunTests {
+    @Test func runReportsAServerThatGoesAndPlaysWhenItReturns() throws {
+        let server = PrivateJackServer(period: 128)
+        try server.start()
+        defer { server.stop() }
+        let home = TemporaryFolder("stompbox-jackrun")
+        let p = Process()
+        p.executableURL = try stompboxExecutable()
+        p.arguments = ["run", "--headless", "--backend", "jack", "--input", "demo", "--seconds", "9"]
+        p.environment = ProcessInfo.processInfo.environment.merging(["XDG_CONFIG_HOME": home.file("config"), "XDG_DATA_HOME": home.file("data")]) { $1 }
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        defer { if p.isRunning { p.terminate() } }
+        Thread.sleep(forTimeInterval: 2.5)
+        server.kill()
+        Thread.sleep(forTimeInterval: 2.5)
+        try server.start()
+        let returned = Date()
+        p.waitUntilExit()
+        let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init)
+        let messages = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        print("stompbox run --backend jack, jackd killed and restarted:\n\(lines.joined(separator: "\n"))\n\(messages)")
+        let states = lines.compactMap { $0.split(separator: " ").first.map(String.init) }
+        // Running, then no server (said on stderr, naming JACK), then running again.
+        let firstGone = states.firstIndex(of: "state=no-server")
+        #expect(states.first == "state=running" && firstGone != nil, "\(states)")
+        #expect(messages.contains("JACK server"), "stderr: \(messages)")
+        if let firstGone {
+            let back = states[firstGone...].firstIndex(of: "state=running")
+            #expect(back != nil, "never running again: \(states)")
+            // Status lines come once a second: the first after the server's return plays.
+            let linesAfterReturn = Int(Date().timeIntervalSince(returned).rounded(.down))
+            #expect(states.suffix(max(1, linesAfterReturn - 1)).allSatisfy { $0 == "state=running" }, "\(states)")
+        }
+    }
+}
