@@ -28,29 +28,43 @@ public final class PrivateJackServer {
 
     deinit { stop() }
 
-    /// Starts jackd and waits (up to 5 s) until a client can join it.
+    /// Starts jackd and waits (up to 5 s) until a client can join it. A machine that refuses
+    /// real-time scheduling (a container without the capability) gets a server without it
+    /// (`--no-realtime`), said in the log.
     public func start() throws {
-        guard let jackd = Self.jackd else { throw JackRigError("jackd is not installed") }
+        guard Self.jackd != nil else { throw JackRigError("jackd is not installed") }
         setenv("JACK_DEFAULT_SERVER", name, 1)
         setenv("JACK_NO_AUDIO_RESERVATION", "1", 1)
+        if try launch(realtime: true) { return }
+        let first = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        stop()
+        if try launch(realtime: false) {
+            print("PrivateJackServer: jackd runs without real-time scheduling here (it would not start with it: \(first.suffix(200)))")
+            return
+        }
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        stop()
+        throw JackRigError("jackd did not start within 5 s: \(text.suffix(400))")
+    }
+
+    /// Launches jackd; true once a client can join it (within 5 s, or until it exits).
+    private func launch(realtime: Bool) throws -> Bool {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: jackd)
+        p.executableURL = URL(fileURLWithPath: Self.jackd!)
         // -S: synchronous mode, the server waits for the whole graph each cycle (asynchronous
         // jackd2 lets a late client's output slip a period; the tests compare outputs sample for sample).
-        p.arguments = ["-n", name, "-S", "-d", "dummy", "-r", "\(sampleRate)", "-p", "\(period)"]
+        p.arguments = ["-n", name, "-S"] + (realtime ? [] : ["--no-realtime"]) + ["-d", "dummy", "-r", "\(sampleRate)", "-p", "\(period)"]
         FileManager.default.createFile(atPath: log, contents: nil)
         p.standardOutput = FileHandle(forWritingAtPath: log)
         p.standardError = p.standardOutput
         try p.run()
         process = p
         let deadline = Date().addingTimeInterval(5)
-        while Date() < deadline {
-            if LiveBackend.jackServerAnswers() { return }
+        while Date() < deadline && p.isRunning {
+            if LiveBackend.jackServerAnswers() { return true }
             usleep(50_000)
         }
-        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-        stop()
-        throw JackRigError("jackd did not start within 5 s: \(text.suffix(400))")
+        return false
     }
 
     /// Kills the server at once (SIGKILL: as a crash would), leaving the name for a restart.
@@ -63,7 +77,7 @@ public final class PrivateJackServer {
 
     public func stop() {
         guard let p = process else { return }
-        p.terminate()
+        if p.isRunning { p.terminate() }
         p.waitUntilExit()
         process = nil
     }
