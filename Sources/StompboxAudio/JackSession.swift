@@ -192,7 +192,7 @@ final class JackSession {
             let rate = Double(max(1, serverRate.load(ordering: .relaxed)))
             let total = Double(capturedLatency() + playbackLatency() + latency)
             engine.noteLatency(1000 * total / rate, targetMs: 1000 * total / rate, drift: 0, following: false)
-            engine.noteJack(load: Double(jack_cpu_load(c)), period: period.load(ordering: .relaxed))
+            engine.noteJack(load: Double(jack_cpu_load(c)), period: period.load(ordering: .relaxed), rate: Int(rate))
             usleep(20_000)
         }
     }

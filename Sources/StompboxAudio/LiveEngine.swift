@@ -96,9 +96,10 @@ public struct LiveStatus: Equatable, Sendable {
     public var message: String? = nil
     /// The server played through (`auto` resolved); nil when not connected.
     public var backend: LiveBackend? = nil
-    /// JACK: the server's DSP load in percent (all clients), and its period in frames.
+    /// JACK: the server's DSP load in percent (all clients), its period in frames and its rate.
     public var dspLoadPercent: Double? = nil
     public var periodFrames: Int? = nil
+    public var serverRate: Int? = nil
 
     public init() {}
 
@@ -113,6 +114,7 @@ public struct LiveStatus: Equatable, Sendable {
         if backend == .jack {
             line += " backend=jack"
             if let p = periodFrames { line += " period=\(p)" }
+            if let r = serverRate { line += " rate=\(r)" }
             if let d = dspLoadPercent { line += " dsp_load=\(String(format: "%.1f", d))" }
         }
         return line
@@ -186,6 +188,7 @@ public final class LiveEngine: @unchecked Sendable {
     private let backendCode = Atomic<Int>(0)
     private let dspLoadBits = Atomic<UInt64>(Double.nan.bitPattern)
     private let jackPeriod = Atomic<Int>(0)
+    private let jackRate = Atomic<Int>(0)
     /// The JACK process callback's own timing (see `JackTiming`), kept across sessions.
     public let jackTiming = JackTiming()
     private let messageBox = Mutex<String?>(nil)
@@ -310,6 +313,8 @@ public final class LiveEngine: @unchecked Sendable {
             s.dspLoadPercent = load.isFinite ? load : nil
             let p = jackPeriod.load(ordering: .relaxed)
             s.periodFrames = p > 0 ? p : nil
+            let r = jackRate.load(ordering: .relaxed)
+            s.serverRate = r > 0 ? r : nil
         default: break
         }
         // The chain meters its own input and output; reading them here clears them.
@@ -497,9 +502,10 @@ public final class LiveEngine: @unchecked Sendable {
     }
     func noteStalledInput(_ name: String?) { inputStalled.store(name != nil, ordering: .relaxed) }
     func noteBackend(_ backend: LiveBackend) { backendCode.store(backend == .jack ? 2 : 1, ordering: .relaxed) }
-    func noteJack(load: Double, period: Int) {
+    func noteJack(load: Double, period: Int, rate: Int) {
         dspLoadBits.store(load.bitPattern, ordering: .relaxed)
         jackPeriod.store(period, ordering: .relaxed)
+        jackRate.store(rate, ordering: .relaxed)
     }
     func publishWaiting(_ state: LiveState, _ message: String) { publish(state, message) }
     func publishRunning() {

@@ -72,6 +72,49 @@ struct LiveEnginePipeWireJackTests {
     }
 }
 
+extension LiveEnginePipeWireJackTests {
+    /// PipeWire's graph changes rate under it (`clock.force-rate`): the chain is prepared for the
+    /// new rate off the process thread and plays on.
+    @Test func aNewGraphRateIsFollowed() throws {
+        let server = try PrivatePulseServer(kind: .pipewire)
+        try server.start()
+        defer { server.stop() }
+        var env = server.clientEnvironment
+        let home = TemporaryFolder("stompbox-pwjack-rate")
+        env["XDG_CONFIG_HOME"] = home.file("config")
+        env["XDG_DATA_HOME"] = home.file("data")
+        let (run, output) = try Self.pwJack(try stompboxExecutable().path,
+                                            ["run", "--headless", "--backend", "jack", "--input", "demo", "--no-connect", "--seconds", "9"],
+                                            environment: env, wait: false)
+        defer { if run.isRunning { run.terminate() } }
+        Thread.sleep(forTimeInterval: 3)
+        func forceRate(_ rate: Int) throws {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/pw-metadata")
+            p.arguments = ["-n", "settings", "0", "clock.force-rate", "\(rate)"]
+            p.environment = env
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            p.waitUntilExit()
+        }
+        try forceRate(44_100)
+        run.waitUntilExit()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        print("pw-jack stompbox run, graph forced from 48 000 to 44 100 Hz:\n\(text)")
+        let lines = text.split(separator: "\n").map(String.init)
+        func playing(_ rate: Int) -> [String] {
+            lines.filter { $0.hasPrefix("state=running") && $0.contains(" rate=\(rate) ") }
+        }
+        #expect(!playing(48_000).isEmpty, "never ran at 48 000 Hz: \(text)")
+        let after = playing(44_100)
+        #expect(after.count >= 2, "not running at 44 100 Hz after the change: \(text)")
+        // Sound after the change: the demo riff through the chain, prepared for 44 100 Hz.
+        let peaks = after.compactMap { $0.split(separator: " ").first { $0.hasPrefix("out_peak_db=") }.flatMap { Double($0.dropFirst(12)) } }
+        #expect(peaks.contains { $0 > -40 }, "output peaks at 44 100 Hz: \(peaks)")
+    }
+}
+
 /// `stompbox run --backend jack` against a private jackd that is killed and started again.
 @Suite(.serialized, .enabled(if: PrivateJackServer.unavailableReason == nil, Comment(rawValue: PrivateJackServer.unavailableReason ?? "")))
 struct LiveEngineJackRunTests {
