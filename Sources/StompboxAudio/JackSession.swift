@@ -139,7 +139,7 @@ final class JackSession {
         }, context)
         jack_set_thread_init_callback(c, { _ in stompbox_enable_flush_to_zero() }, context)
         jack_set_xrun_callback(c, { context in
-            Unmanaged<JackSession>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.xruns.add(1, ordering: .relaxed) }
+            _ = Unmanaged<JackSession>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.xruns.add(1, ordering: .relaxed) }
             return 0
         }, context)
         jack_set_buffer_size_callback(c, { frames, context in

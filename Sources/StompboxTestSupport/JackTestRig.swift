@@ -54,7 +54,7 @@ public final class PrivateJackServer {
         // -S: synchronous mode, the server waits for the whole graph each cycle (asynchronous
         // jackd2 lets a late client's output slip a period; the tests compare outputs sample for sample).
         p.arguments = ["-n", name, "-S"] + (realtime ? [] : ["--no-realtime"]) + ["-d", "dummy", "-r", "\(sampleRate)", "-p", "\(period)"]
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         p.standardOutput = FileHandle(forWritingAtPath: log)
         p.standardError = p.standardOutput
         try p.run()
@@ -150,7 +150,7 @@ public final class JackProbe {
             return 0
         }, context)
         jack_set_xrun_callback(r, { context in
-            Unmanaged<JackProbe>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.xrunCount.add(1, ordering: .relaxed) }
+            _ = Unmanaged<JackProbe>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.xrunCount.add(1, ordering: .relaxed) }
             return 0
         }, context)
         guard jack_activate(p) == 0, jack_activate(r) == 0 else { throw JackRigError("the probe's clients did not start") }
