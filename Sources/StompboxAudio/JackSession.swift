@@ -130,7 +130,7 @@ final class JackSession {
         serverRate.store(rate, ordering: .relaxed)
         period.store(Int(jack_get_buffer_size(c)), ordering: .relaxed)
         chainLatency.store(Int(chain.publishedLatencySamples.rounded()), ordering: .relaxed)
-        timing.reset(periodFrames: Int(jack_get_buffer_size(c)), sampleRate: rate)
+        timing.reset()
 
         let context = Unmanaged.passUnretained(self).toOpaque()
         jack_set_process_callback(c, { frames, context in
@@ -318,18 +318,15 @@ public final class JackTiming: @unchecked Sendable {
     private let histogram = UnsafeMutablePointer<UInt32>.allocate(capacity: JackTiming.buckets)
     private var count = 0
     private var total = 0
-    public private(set) var periodFrames = 0
-    public private(set) var sampleRate = 48_000
 
     init() { histogram.initialize(repeating: 0, count: JackTiming.buckets) }
     deinit { histogram.deallocate() }
 
-    func reset(periodFrames: Int, sampleRate: Int) {
+    /// Before a session's client is active (nothing counts then).
+    func reset() {
         histogram.update(repeating: 0, count: JackTiming.buckets)
         count = 0
         total = 0
-        self.periodFrames = periodFrames
-        self.sampleRate = sampleRate
     }
 
     static func now() -> Int {
