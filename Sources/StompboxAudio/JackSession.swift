@@ -124,9 +124,7 @@ final class JackSession {
         // server (re)started at another rate since is prepared for here, before the client is
         // active (never on the process thread).
         let rate = Int(jack_get_sample_rate(c))
-        if chain.sampleRate != Double(rate) || chain.maximumBlockSize < LiveBuffers.maximumBlock {
-            chain.prepare(sampleRate: Double(rate), maximumBlockSize: LiveBuffers.maximumBlock)
-        }
+        chain.prepareForLive(rate: rate)
         serverRate.store(rate, ordering: .relaxed)
         period.store(Int(jack_get_buffer_size(c)), ordering: .relaxed)
         chainLatency.store(Int(chain.publishedLatencySamples.rounded()), ordering: .relaxed)

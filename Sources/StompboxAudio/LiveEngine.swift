@@ -227,9 +227,7 @@ public final class LiveEngine: @unchecked Sendable {
         let s = settings
         // On JACK the server's rate rules: asked here, so the chain is prepared on this thread.
         let rate = s.backend == .pulse ? s.sampleRate : JackSession.serverRate() ?? s.sampleRate
-        if chain.sampleRate != Double(rate) || chain.maximumBlockSize < LiveBuffers.maximumBlock {
-            chain.prepare(sampleRate: Double(rate), maximumBlockSize: LiveBuffers.maximumBlock)
-        }
+        chain.prepareForLive(rate: rate)
         if s.input == .demo, demoLoadedFor == nil || demoLoadedFor! != (s.sampleRate, s.demoFile) {
             demo?.deallocate()
             demo = DemoRiff.load(sampleRate: s.sampleRate, file: s.demoFile)

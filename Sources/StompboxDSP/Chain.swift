@@ -103,9 +103,17 @@ public final class Chain {
     }
 
     /// Allocates every buffer. Not on the audio thread, and not while it runs; call before the
-    /// first `process`. A board waiting for the audio thread is taken in at once.
-    public func prepare(sampleRate: Double, maximumBlockSize: Int) {
+    /// first `process`. A board waiting for the audio thread is taken in at once. At a new
+    /// sample rate a Looper's recording is converted by `keepingLoops` and kept (without it, a
+    /// new rate clears the loop).
+    public func prepare(sampleRate: Double, maximumBlockSize: Int, keepingLoops resample: LoopResampler? = nil) {
         precondition(sampleRate > 0 && maximumBlockSize > 0)
+        let oldRate = self.sampleRate
+        let kept: [(Looper, Looper.KeptLoop)] = resample == nil || self.maximumBlockSize == 0 ? [] :
+            instances.values.compactMap { effect in
+                guard let looper = effect as? Looper, let loop = looper.keepLoop() else { return nil }
+                return (looper, loop)
+            }
         self.sampleRate = sampleRate
         self.maximumBlockSize = maximumBlockSize
         dry.deallocate()
@@ -116,6 +124,9 @@ public final class Chain {
         boardInput.initialize(repeating: 0)
         fadeLength = max(1, Int(sampleRate * 0.005))
         for effect in instances.values { effect.prepare(sampleRate: sampleRate, maximumBlockSize: maximumBlockSize) }
+        if let resample {
+            for (looper, loop) in kept { looper.restoreLoop(loop, fromRate: oldRate, toRate: sampleRate, resample: resample) }
+        }
         inputGain.prepare(sampleRate: sampleRate)
         outputGain.prepare(sampleRate: sampleRate)
         limiter.prepare(sampleRate: sampleRate)

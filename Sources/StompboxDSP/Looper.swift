@@ -30,6 +30,10 @@ import Synchronization
 /// Thread contract: `prepare` off the audio thread (allocates the tapes); `reset`, `process`
 /// and `skipPendingRequests` on the audio thread, allocation- and lock-free. `LooperControl`
 /// is the only channel to other threads.
+/// Converts a loop by `ratio` (output rate / input rate) with a high-quality resampler;
+/// StompboxAudio supplies libsamplerate's.
+public typealias LoopResampler = (_ loop: [Float], _ ratio: Double) -> [Float]
+
 public final class Looper: AudioEffect {
     let parameters: ParameterStore
     let control: LooperControl
@@ -163,6 +167,83 @@ public final class Looper: AudioEffect {
         canUndo = false
         skipPendingRequests()
         reset()
+        publishStatus()
+    }
+
+    /// The loop as it stands, taken before `prepare` at a new sample rate and put back after it
+    /// resampled, so a server that changes its rate does not cost the player the loop.
+    public struct KeptLoop {
+        var state: LooperState
+        var length: Int
+        var position: Int
+        /// The current layer, `length` samples.
+        var current: [Float]
+        /// The layer before the last overdub where it can still be undone, else nil.
+        var previous: [Float]?
+        var layer: UInt32
+    }
+
+    /// The recording, copied out (nil when there is none). Not on the audio thread, and not while it runs.
+    public func keepLoop() -> KeptLoop? {
+        guard state != .stopped, length > 0 else { return nil }
+        var current = [Float](repeating: 0, count: length)
+        var previous: [Float]? = canUndo ? [Float](repeating: 0, count: length) : nil
+        let used = (length + Looper.chunkSize - 1) >> Looper.chunkShift
+        for c in 0..<used {
+            let start = c << Looper.chunkShift
+            let count = min(Looper.chunkSize, length - start)
+            let now = tape(owner[c]) + start
+            current.withUnsafeMutableBufferPointer { ($0.baseAddress! + start).update(from: now, count: count) }
+            if previous != nil {
+                let before = state == .recording || touchedBy[c] != layer ? now : tape(owner[c] ^ 1) + start
+                previous!.withUnsafeMutableBufferPointer { ($0.baseAddress! + start).update(from: before, count: count) }
+            }
+        }
+        return KeptLoop(state: state, length: length, position: position, current: current,
+                        previous: previous, layer: layer)
+    }
+
+    /// Puts back a loop kept at `fromRate` after `prepare` at this rate, converted by `resample`
+    /// (a loop that plays is treated as a cycle, so its seam stays seamless); an overdub goes on,
+    /// a recording goes on growing, and the last overdub can still be undone. Not on the audio thread.
+    public func restoreLoop(_ kept: KeptLoop, fromRate: Double, toRate: Double, resample: LoopResampler) {
+        guard maximumLength > 0 else { return }
+        let ratio = toRate / fromRate
+        let cyclic = kept.state != .recording
+        let newLength = min(maximumLength, max(1, Int((Double(kept.length) * ratio).rounded())))
+        func convert(_ loop: [Float]) -> [Float] {
+            guard ratio != 1 else { return loop }
+            // Ahead of the loop its tail, after it its head: the converter's filter sees the
+            // cycle across the seam instead of silence.
+            let pad = cyclic ? min(loop.count, 2048) : 0
+            let input = cyclic ? Array(loop[(loop.count - pad)...]) + loop + Array(loop[..<pad]) : loop
+            let output = resample(input, ratio)
+            let skip = Int((Double(pad) * ratio).rounded())
+            var cut = [Float](repeating: 0, count: newLength)
+            for i in 0..<min(newLength, max(0, output.count - skip)) {
+                let x = output[skip + i]
+                cut[i] = x.isFinite ? x : 0
+            }
+            return cut
+        }
+        let current = convert(kept.current)
+        current.withUnsafeBufferPointer { tapeA.update(from: $0.baseAddress!, count: newLength) }
+        owner.update(repeating: 0, count: chunkCount)
+        touchedBy.update(repeating: 0, count: chunkCount)
+        clearTransitions()
+        layer = kept.layer
+        canUndo = false
+        if let previous = kept.previous {
+            convert(previous).withUnsafeBufferPointer { tapeB.update(from: $0.baseAddress!, count: newLength) }
+            // Every chunk now belongs to the last overdub: undo flips them all to tape B, which
+            // is the same as tape A where that overdub did not play.
+            touchedBy.update(repeating: layer, count: (newLength + Looper.chunkSize - 1) >> Looper.chunkShift)
+            canUndo = true
+        }
+        state = kept.state
+        length = newLength
+        position = cyclic ? Int((Double(kept.position) * ratio).rounded()) % newLength : 0
+        if state == .overdubbing { dubGain = 1; dubTarget = 1 }
         publishStatus()
     }
 

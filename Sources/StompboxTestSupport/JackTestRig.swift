@@ -14,7 +14,8 @@ public final class PrivateJackServer {
     }
 
     public let name: String
-    public let sampleRate: Int
+    /// The rate the next `start` runs the server at.
+    public var sampleRate: Int
     public private(set) var period: Int
     private var process: Process?
     private let log: String

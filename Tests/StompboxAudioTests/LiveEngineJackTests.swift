@@ -154,6 +154,57 @@ struct LiveEngineJackTests {
         }
     }
 
+    /// A server back at another rate: the chain is prepared again (off the process thread) and
+    /// the loop recorded at 48 000 Hz plays on at 44 100 Hz, resampled: same pitch, same length
+    /// in seconds.
+    @Test func aNewSampleRateKeepsTheLoop() throws {
+        let server = PrivateJackServer(period: 128)
+        try server.start()
+        defer { server.stop() }
+        let chain = Chain()
+        Self.allOff(chain)
+        chain.parameters.set(.looperEnabled, 1)
+        let engine = LiveEngine(chain: chain, settings: Self.settings())
+        engine.start()
+        defer { engine.stop() }
+        #expect(Self.wait(for: .running, engine, timeout: 5) != nil, "\(engine.status())")
+
+        // A loop of a 480 Hz tone, played into stompbox:in: tap, a second, tap.
+        let tone = (0..<96_000).map { 0.4 * Float(sin(2 * Double.pi * 480 * Double($0) / 48_000)) }
+        let looper = chain.controls.looper
+        let probe = try JackProbe(signal: tone, recordFrames: 96_000)
+        try probe.connect(probe.playPort, "stompbox:in")
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.4) { looper.send(.tap) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1.4) { looper.send(.tap) }
+        _ = try probe.run()
+        probe.close()
+        let length = looper.length
+        #expect(looper.state == .playing && length > 40_000, "looper \(looper.state) \(length)")
+
+        server.kill()
+        #expect(Self.wait(for: .noServer, engine, timeout: 3) != nil, "\(engine.status())")
+        server.sampleRate = 44_100
+        try server.start()
+        #expect(Self.wait(for: .running, engine, timeout: 5) != nil, "\(engine.status())")
+        #expect(engine.status().serverRate == 44_100, "\(engine.status().statusLine)")
+        let expected = Int((Double(length) * 44_100 / 48_000).rounded())
+        #expect(looper.state == .playing && looper.length == expected, "looper \(looper.state), \(looper.length) samples (expected \(expected))")
+
+        // What plays now, with nothing coming in: the loop, still 480 Hz.
+        let listen = try JackProbe(signal: [], recordFrames: 44_100)
+        defer { listen.close() }
+        try listen.connect("stompbox:out_1", listen.recordPort)
+        let heard = try listen.run()
+        var crossings: [Double] = []
+        for i in 1..<heard.count where heard[i - 1] < 0 && heard[i] >= 0 {
+            crossings.append(Double(i - 1) + Double(-heard[i - 1] / (heard[i] - heard[i - 1])))
+        }
+        let hz = crossings.count > 1 ? Double(crossings.count - 1) * 44_100 / (crossings.last! - crossings.first!) : 0
+        let peak = heard.map(abs).max() ?? 0
+        #expect(abs(hz - 480) < 1 && peak > 0.3, "at 44 100 Hz the loop plays at \(hz) Hz, peak \(peak)")
+        print("JACK restarted at 44 100 Hz: loop \(length) → \(looper.length) samples, plays at \(String(format: "%.2f", hz)) Hz, peak \(peak)")
+    }
+
     @Test func aServerThatGoesAndComesBackIsFollowed() throws {
         let server = PrivateJackServer(period: 128)
         try server.start()
