@@ -42,6 +42,10 @@ final class JackSession {
     private let serverRate = Atomic<Int>(0)
     /// The chain is not prepared for the server's rate: the outputs are silent.
     private let rateMismatch = Atomic<Bool>(false)
+    /// PipeWire's libjack: port latencies are set from the engine's thread, not the callback.
+    private var onPipeWire = false
+    /// Latency directions the callback asked for there (1: capture, 2: playback).
+    private let latencyWanted = Atomic<Int>(0)
     /// The pedals' latency in frames, as last published to JACK (for the latency callback).
     private let chainLatency = Atomic<Int>(0)
     /// The demo riff's read position (process thread only).
@@ -104,8 +108,31 @@ final class JackSession {
 
     // MARK: The engine's thread
 
+    /// Whether the user set PIPEWIRE_LATENCY before Stompbox did (read before the first request).
+    private static let userSetLatency = getenv("PIPEWIRE_LATENCY") != nil
+
+    /// On PipeWire's JACK a client runs at the graph's quantum: 1024 frames (jack.conf's
+    /// `node.latency`) unless some node asks for less. Stompbox asks for its block size, as
+    /// `pw-jack -p` does, through PIPEWIRE_LATENCY, which PipeWire's libjack reads when a client
+    /// opens (jackd's libjack ignores it; jackd's period is the server's). A value the user set is
+    /// kept. Called on the engine's thread before each opening.
+    static func requestQuantum(_ settings: LiveSettings) {
+        guard !userSetLatency else { return }
+        let known = graphRate.load(ordering: .relaxed)
+        setenv("PIPEWIRE_LATENCY", "\(settings.blockSize)/\(known > 0 ? known : settings.sampleRate)", 1)
+    }
+
+    /// Whether libjack is PipeWire's (`pw-jack`, or installed as the system's libjack).
+    static let isPipeWire = String(cString: jack_get_version_string()).contains("PipeWire")
+    /// The rate PipeWire's graph ran at when a client last saw it active (0: not yet). Before a
+    /// client is active, PipeWire's jack_get_sample_rate answers the denominator of its
+    /// `node.latency` (PIPEWIRE_LATENCY), not the graph's rate; the request above uses this rate
+    /// so the two agree, and an opening after a rate change prepares for it.
+    static let graphRate = Atomic<Int>(0)
+
     func play() -> Outcome {
         stompbox_jack_silence()
+        Self.requestQuantum(settings)
         var status = jack_status_t(rawValue: 0)
         guard let c = stompbox_jack_open(Self.clientName, &status) else {
             return .failed(.noServer, "cannot reach \(Self.serverDescription); retrying twice a second")
@@ -123,7 +150,8 @@ final class JackSession {
         // `LiveEngine.start` prepared the chain for the server's rate on its caller's thread; a
         // server (re)started at another rate since is prepared for here, before the client is
         // active (never on the process thread).
-        let rate = Int(jack_get_sample_rate(c))
+        let known = Self.graphRate.load(ordering: .relaxed)
+        let rate = Self.isPipeWire && known > 0 ? known : Int(jack_get_sample_rate(c))
         chain.prepareForLive(rate: rate)
         serverRate.store(rate, ordering: .relaxed)
         period.store(Int(jack_get_buffer_size(c)), ordering: .relaxed)
@@ -147,18 +175,42 @@ final class JackSession {
         jack_set_sample_rate_callback(c, { rate, context in
             Unmanaged<JackSession>.fromOpaque(context!)._withUnsafeGuaranteedRef { session in
                 session.serverRate.store(Int(rate), ordering: .relaxed)
+                if session.onPipeWire { JackSession.graphRate.store(Int(rate), ordering: .relaxed) }
                 session.rateMismatch.store(Double(rate) != session.chain.sampleRate, ordering: .releasing)
             }
             return 0
         }, context)
+        // PipeWire's libjack (0.3.65) runs the latency callback inside its own loop when the
+        // quantum changes, and jack_port_set_latency_range called there never returns (it waits
+        // on that loop): the client froze on a graph forced to a new rate. There the callback
+        // only asks, and the engine's thread sets the latencies, outside any callback.
+        onPipeWire = Self.isPipeWire
+        latencyWanted.store(onPipeWire ? 3 : 0, ordering: .relaxed)
         jack_set_latency_callback(c, { mode, context in
-            Unmanaged<JackSession>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.publishLatency(mode) }
+            Unmanaged<JackSession>.fromOpaque(context!)._withUnsafeGuaranteedRef { session in
+                if session.onPipeWire {
+                    session.latencyWanted.bitwiseOr(mode == JackCaptureLatency ? 1 : 2, ordering: .relaxed)
+                } else {
+                    session.publishLatency(mode)
+                }
+            }
         }, context)
         jack_on_info_shutdown(c, { _, _, context in
             Unmanaged<JackSession>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.serverGone.store(true, ordering: .releasing) }
         }, context)
         guard jack_activate(c) == 0 else {
             return .failed(.noServer, "\(Self.serverDescription) did not start Stompbox's client")
+        }
+        if onPipeWire {
+            // Active, the client reads the graph's own rate (see `graphRate`).
+            let active = Int(jack_get_sample_rate(c))
+            if active > 0 {
+                Self.graphRate.store(active, ordering: .relaxed)
+                if Double(active) != chain.sampleRate {
+                    serverRate.store(active, ordering: .relaxed)
+                    rateMismatch.store(true, ordering: .releasing)
+                }
+            }
         }
 
         var wiring = settings.connectPorts ? connect() : nil
@@ -187,6 +239,9 @@ final class JackSession {
             while seenXruns < x { engine.noteUnderrun(); seenXruns += 1 }
             let latency = Int(chain.publishedLatencySamples.rounded())
             if chainLatency.exchange(latency, ordering: .relaxed) != latency { jack_recompute_total_latencies(c) }
+            let wanted = latencyWanted.exchange(0, ordering: .relaxed)
+            if wanted & 1 != 0 { publishLatency(JackCaptureLatency) }
+            if wanted & 2 != 0 { publishLatency(JackPlaybackLatency) }
             let rate = Double(max(1, serverRate.load(ordering: .relaxed)))
             let total = Double(capturedLatency() + playbackLatency() + latency)
             engine.noteLatency(1000 * total / rate, targetMs: 1000 * total / rate, drift: 0, following: false)
@@ -259,8 +314,8 @@ final class JackSession {
 
     // MARK: JACK's threads
 
-    /// The latency callback (a JACK thread): the outputs carry what reaches `in` plus the pedals'
-    /// own delay, and `in` what follows the outputs plus the same.
+    /// The latency callback (a JACK thread; on PipeWire the engine's thread): the outputs carry
+    /// what reaches `in` plus the pedals' own delay, and `in` what follows the outputs plus the same.
     private func publishLatency(_ mode: jack_latency_callback_mode_t) {
         guard let inputPort, let out1 = outputPorts.0, let out2 = outputPorts.1 else { return }
         let own = UInt32(max(0, chainLatency.load(ordering: .relaxed)))

@@ -24,7 +24,7 @@ public enum LiveBackend: String, Equatable, Sendable, CaseIterable {
     case auto
 
     /// The command line's help for `--backend` (run, the window).
-    public static let help = "pulse (PulseAudio, the default), jack (a JACK client inside the graph's cycle: jackd, or PipeWire's JACK), or auto (JACK when a JACK server answers, else PulseAudio)."
+    public static let help = "auto (the default: JACK when a JACK server answers, jackd or PipeWire's JACK, else PulseAudio), pulse (PulseAudio), or jack (a JACK client inside the graph's cycle)."
     /// The command line's help for `--no-connect`.
     public static let noConnectHelp = "With JACK: leave stompbox:in and stompbox:out_1/out_2 unconnected, for your patchbay (by default they go to the first physical capture and playback ports, or --input/--output)."
 
@@ -37,7 +37,7 @@ public enum LiveBackend: String, Equatable, Sendable, CaseIterable {
 
 /// What the live loop should open. Changing it restarts the streams.
 public struct LiveSettings: Equatable, Sendable {
-    public var backend: LiveBackend = .pulse
+    public var backend: LiveBackend = .auto
     /// JACK: connect `in` to the input (the first physical capture port by default) and the
     /// outputs to the output ports (the first two physical playback ports); false leaves the
     /// wiring to the user's patchbay.
@@ -248,15 +248,26 @@ public final class LiveEngine: @unchecked Sendable {
     }
 
     /// Stops the audio thread and closes the streams; returns when it has stopped (within about
-    /// a tenth of a second, whatever state the server or the devices are in).
+    /// a tenth of a second, whatever state the server or the devices are in). A thread held inside
+    /// a server's library for longer than `stopTimeout` is left there: `stop` returns anyway (the
+    /// program can quit) and says so on stderr, and this engine does not start again.
     public func stop() {
-        guard thread != nil else { return }
+        guard thread != nil, !wedged else { return }
         stopRequested.store(true, ordering: .releasing)
         connection?.wakeup()
-        threadDone.wait()
+        if threadDone.wait(timeout: .now() + Self.stopTimeout) == .timedOut {
+            wedged = true
+            FileHandle.standardError.write(Data("stompbox: the audio thread did not stop within \(Int(Self.stopTimeout)) s (held inside the audio server's library); leaving it\n".utf8))
+            return
+        }
         thread = nil
         connection = nil
     }
+
+    /// How long `stop` waits for the audio thread.
+    static let stopTimeout = 3.0
+    /// The audio thread did not stop in time (`stop`): it is abandoned, and nothing restarts it.
+    private var wedged = false
 
     /// Reopens the streams with new settings (device picker). A new sample rate (or demo file)
     /// stops the audio thread, prepares the chain here and starts it again; anything else keeps
@@ -433,7 +444,8 @@ public final class LiveEngine: @unchecked Sendable {
             }
             if !connection.isConnected && !connection.connect(name: "Stompbox", timeout: 2, cancelled: cancelled) {
                 deviceReappeared = true
-                publish(.noServer, "cannot reach \(LiveEngine.serverDescription); retrying twice a second")
+                publish(.noServer, (settings.backend == .auto ? "no JACK server answers, and " : "")
+                        + "cannot reach \(LiveEngine.serverDescription); retrying twice a second")
                 idle(LiveEngine.retryInterval)
                 continue
             }

@@ -159,7 +159,7 @@ final class DevicePicker {
         case .defaultSource: source = "default input"
         case .source(let name): source = name
         }
-        if s.backend == .jack, engine.status().backend == .jack {
+        if engine.status().backend == .jack {
             // JACK's period is shown beside; ports are what the user wires.
             return s.connectPorts ? "\(source == "default input" ? "first capture port" : source) → \(s.output ?? "first playback ports")" : "ports left to your patchbay"
         }
@@ -198,8 +198,12 @@ final class DevicePicker {
         gtk_spin_button_set_value(cast(raw(latency)), s.latencyMs)
         gtk_toggle_button_set_active(cast(raw(autoLatency)), s.autoLatency ? 1 : 0)
         gtk_toggle_button_set_active(cast(raw(connectPorts)), s.connectPorts ? 1 : 0)
-        // On JACK the period and the latency are the server's, and a port is one channel.
-        for widget in [channel, blockSize, latency, autoLatency] { gtk_widget_set_sensitive(widget, listsJack ? 0 : 1) }
+        // On JACK the latency is the server's and a port is one channel; the block size is
+        // jackd's period there, but on PipeWire's JACK it is the quantum Stompbox asks for.
+        for widget in [channel, latency, autoLatency] { gtk_widget_set_sensitive(widget, listsJack ? 0 : 1) }
+        gtk_widget_set_tooltip_text(blockSize, listsJack
+            ? "With JACK: the quantum asked of PipeWire's graph; jackd runs at its own period (jack_bufsize)"
+            : "Frames per block")
         gtk_widget_set_sensitive(connectPorts, chosenBackend == .pulse ? 0 : 1)
     }
 

@@ -563,7 +563,9 @@ public final class PedalboardWindow {
         switch status.state {
         case .running: parts = ["Running"]; light = "status-ok"
         case .stopped: parts = ["Audio stopped"]
-        case .noServer: parts = [engine.settings.backend == .jack ? "No JACK server — retrying" : "No PulseAudio server — retrying"]; light = "status-bad"
+        case .noServer:
+            let server = switch engine.settings.backend { case .jack: "JACK server"; case .pulse: "PulseAudio server"; case .auto: "JACK or PulseAudio server" }
+            parts = ["No \(server) — retrying"]; light = "status-bad"
         case .waitingForInput: parts = ["Waiting for the input device"]; light = "status-bad"
         case .waitingForOutput: parts = ["Waiting for the output device"]; light = "status-bad"
         }

@@ -30,7 +30,7 @@ struct WindowCommand: ParsableCommand {
     var publicKey: String?
 
     @Option(help: ArgumentHelp(LiveBackend.help, valueName: "pulse|jack|auto"))
-    var backend = "pulse"
+    var backend = "auto"
 
     @Flag(name: .customLong("no-connect"), help: ArgumentHelp(LiveBackend.noConnectHelp))
     var noConnect = false
@@ -40,7 +40,7 @@ struct WindowCommand: ParsableCommand {
     }
 
     func run() throws {
-        try WindowCommand.open(publicKeyFile: publicKey, backend: LiveBackend.parse(backend) ?? .pulse, connectPorts: !noConnect)
+        try WindowCommand.open(publicKeyFile: publicKey, backend: LiveBackend.parse(backend) ?? .auto, connectPorts: !noConnect)
     }
 
     static func open(publicKeyFile: String?, backend: LiveBackend, connectPorts: Bool) throws {

@@ -7,8 +7,8 @@ import StompboxAudio
 struct DevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "devices", abstract: "Lists PulseAudio sources and sinks, or JACK ports.")
 
-    @Option(help: ArgumentHelp("pulse (sources and sinks), jack (the JACK server's ports: outputs can feed --input, inputs take --output), or auto (JACK's when a JACK server answers).", valueName: "pulse|jack|auto"))
-    var backend = "pulse"
+    @Option(help: ArgumentHelp("auto (the default: JACK's ports when a JACK server answers, else PulseAudio's), pulse (sources and sinks), or jack (the JACK server's ports: outputs can feed --input, inputs take --output).", valueName: "pulse|jack|auto"))
+    var backend = "auto"
 
     @Flag(help: "Print JSON: {\"sources\": [...], \"sinks\": [...]}, each with name, description, sampleRate, channels, isMonitor.")
     var json = false
@@ -20,7 +20,7 @@ struct DevicesCommand: ParsableCommand {
     func run() throws {
         let list: (sources: [AudioDevice], sinks: [AudioDevice])
         do {
-            list = try LiveEngine.devices(backend: LiveBackend.parse(backend) ?? .pulse)
+            list = try LiveEngine.devices(backend: LiveBackend.parse(backend) ?? .auto)
         } catch {
             FileHandle.standardError.write(Data("stompbox: \(error)\n".utf8))
             throw ExitCode(2)

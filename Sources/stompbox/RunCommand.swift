@@ -15,15 +15,17 @@ struct RunCommand: ParsableCommand {
         in force (raised by automatic latency), drift_ppm how fast the input's clock runs against
         the output's (0 while they share one). Stops on SIGINT/SIGTERM
         or after --seconds. The window is 'stompbox' with no arguments; 'run' is always headless.
-        With --backend jack the line ends with backend=jack period=FRAMES dsp_load=PERCENT, latency_ms
-        is JACK's port latencies plus the pedals' own, and underruns counts JACK's xruns.
+        Playing through JACK (--backend jack, or auto finding a JACK server), the line ends with
+        backend=jack period=FRAMES rate=HZ dsp_load=PERCENT, latency_ms is JACK's port latencies plus
+        the pedals' own, and underruns counts JACK's xruns. On PipeWire's JACK, --block is the
+        quantum Stompbox asks the graph for.
         """)
 
     @Flag(help: "Play without a window (the only mode of this command; the window is 'stompbox' with no arguments).")
     var headless = false
 
     @Option(help: ArgumentHelp(LiveBackend.help, valueName: "pulse|jack|auto"))
-    var backend = "pulse"
+    var backend = "auto"
 
     @Flag(name: .customLong("no-connect"), help: ArgumentHelp(LiveBackend.noConnectHelp))
     var noConnect = false
@@ -129,7 +131,7 @@ struct RunCommand: ParsableCommand {
         case "demo"?: settings.input = .demo
         case let name?: settings.input = .source(name)
         }
-        settings.backend = LiveBackend.parse(backend) ?? .pulse
+        settings.backend = LiveBackend.parse(backend) ?? .auto
         settings.connectPorts = !noConnect
         settings.inputChannel = inputChannel
         settings.output = output

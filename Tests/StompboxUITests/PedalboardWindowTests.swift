@@ -241,7 +241,8 @@ struct PedalboardWindowTests {
     }
 }
 
-/// The window on the JACK backend (`stompbox --backend jack`) against a private `jackd -d dummy`.
+/// The window against a private `jackd -d dummy`, with the default backend (auto): it finds the
+/// JACK server and plays through it.
 @Suite("The window on JACK", .serialized, .enabled(if: PrivateJackServer.unavailableReason == nil, Comment(rawValue: PrivateJackServer.unavailableReason ?? "")))
 struct JackWindowTests {
     @Test("plays through JACK, says so in the status bar, and the pedals work as on PulseAudio")
@@ -249,7 +250,7 @@ struct JackWindowTests {
         let server = PrivateJackServer(period: 128)
         try server.start()
         defer { server.stop() }
-        let session = try PedalboardSession(environment: ["JACK_DEFAULT_SERVER": server.name, "STOMPBOX_OUTPUT": ""], startPulse: false, arguments: ["--backend", "jack"])
+        let session = try PedalboardSession(environment: ["JACK_DEFAULT_SERVER": server.name, "STOMPBOX_OUTPUT": ""], startPulse: false, arguments: [])
         defer { session.stop() }
         #expect(waitUntil(seconds: 10) { session.engineState == "running" }, "engine: \(String(describing: session.engineState))")
         #expect(waitUntil(seconds: 5) {
@@ -264,7 +265,7 @@ struct JackWindowTests {
 
         // The server gone: the status bar says so, and the window stays.
         server.kill()
-        #expect(waitUntil(seconds: 5) { session.statusText?.contains("No JACK server") == true }, "status bar: \(String(describing: session.statusText))")
+        #expect(waitUntil(seconds: 5) { session.statusText?.contains("No JACK or PulseAudio server") == true }, "status bar: \(String(describing: session.statusText))")
         try server.start()
         #expect(waitUntil(seconds: 5) { session.engineState == "running" }, "engine: \(String(describing: session.engineState))")
     }
