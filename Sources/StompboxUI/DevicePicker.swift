@@ -81,6 +81,7 @@ final class DevicePicker {
         setAccessible(reset, name: "Reset latency", description: "Back to the latency set here, forgetting what automatic latency raised it to")
         gtk_grid_attach(cast(raw(grid)), reset, 0, Int32(rows.count + 1), 1, 1)
         let apply = gtk_button_new_with_label("Apply")!
+        applyButton = apply
         addClass(apply, "suggested-action")
         gtk_grid_attach(cast(raw(grid)), apply, 1, Int32(rows.count + 1), 1, 1)
         gtk_widget_show_all(grid)
@@ -113,6 +114,28 @@ final class DevicePicker {
 
     /// Whether the popover's lists are JACK's (the backend chosen, or `auto` with JACK running).
     private var listsJack = false
+    /// The entries of the input and output lists, by id (for the tests' layout).
+    private var inputIDs: [String] = []
+    private var outputIDs: [String] = []
+    private var applyButton: UnsafeMutablePointer<GtkWidget>?
+
+    /// The button, the popover's controls and what it lists, for tests (the window's layout).
+    var layout: [String: Any] {
+        var result: [String: Any] = ["button": rootCentre(button)]
+        let open = gtk_widget_get_visible(popover) != 0 && gtk_widget_get_mapped(popover) != 0
+        result["open"] = open
+        guard open else { return result }
+        result["lists_jack"] = listsJack
+        result["server"] = activeID(server) ?? ""
+        result["inputs"] = inputIDs
+        result["outputs"] = outputIDs
+        result["input"] = activeID(input) ?? ""
+        result["input_combo"] = rootCentre(input)
+        if let applyButton { result["apply"] = rootCentre(applyButton) }
+        result["sensitive"] = ["block": gtk_widget_get_sensitive(blockSize) != 0, "latency": gtk_widget_get_sensitive(latency) != 0,
+                               "channel": gtk_widget_get_sensitive(channel) != 0, "connect": gtk_widget_get_sensitive(connectPorts) != 0]
+        return result
+    }
 
     /// Lists the devices on a thread of its own; the list is shown when it arrives.
     private func fetchDevices() {
@@ -183,6 +206,8 @@ final class DevicePicker {
             if !sources.contains(where: { $0.name == name }) { gtk_combo_box_text_append(inputCombo, inputID, name) }
         }
         gtk_combo_box_set_active_id(cast(raw(input)), inputID)
+        inputIDs = ["demo", "default"] + sources.map { "source:" + $0.name }
+        if !inputIDs.contains(inputID) { inputIDs.append(inputID) }
 
         let outputCombo: UnsafeMutablePointer<GtkComboBoxText> = cast(raw(output))
         gtk_combo_box_text_remove_all(outputCombo)
@@ -192,6 +217,8 @@ final class DevicePicker {
             gtk_combo_box_text_append(outputCombo, "sink:" + name, name)
         }
         gtk_combo_box_set_active_id(cast(raw(output)), s.output.map { "sink:" + $0 } ?? "default")
+        outputIDs = ["default"] + sinks.map { "sink:" + $0.name }
+        if let name = s.output, !sinks.contains(where: { $0.name == name }) { outputIDs.append("sink:" + name) }
 
         gtk_spin_button_set_value(cast(raw(channel)), Double(s.inputChannel))
         gtk_combo_box_set_active_id(cast(raw(blockSize)), String(s.blockSize))

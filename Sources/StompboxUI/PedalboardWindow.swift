@@ -617,6 +617,7 @@ public final class PedalboardWindow {
         result["strip"] = strip
         result["more"] = rootCentre(moreButton)
         result["add_pedal"] = rootCentre(addButton)
+        result["audio"] = devicePicker.layout
         result["addable"] = addablePedals.map(\.id)
         result["output_meter"] = ["clip": outputMeter.clipped, "limiter_db": outputMeter.reduction] as [String: Any]
         result["board"] = shownBoard.map(\.id)

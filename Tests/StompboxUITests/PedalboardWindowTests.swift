@@ -263,6 +263,39 @@ struct JackWindowTests {
         let shot = try session.shot("jack-window.png")
         print("window on JACK: \(session.statusText ?? "-") (\(shot))")
 
+        // The Audio… dialog, driven as a user would: it lists JACK's ports (hardware first,
+        // Stompbox's own left out), the latency rows are greyed out (the server's) while the block
+        // size stays (PipeWire's quantum request); choosing system:capture_2 and Apply rewires
+        // stompbox:in to it.
+        func audio() -> [String: Any] { ((session.state()?["layout"] as? [String: Any])?["audio"] as? [String: Any]) ?? [:] }
+        try session.click("audio", "button")
+        #expect(waitUntil(seconds: 5) { (audio()["inputs"] as? [String])?.contains("source:system:capture_2") == true }, "the dialog: \(audio())")
+        let inputs = audio()["inputs"] as? [String] ?? []
+        _ = try session.shot("jack-audio-dialog.png")
+        #expect(Array(inputs.prefix(4)) == ["demo", "default", "source:system:capture_1", "source:system:capture_2"], "inputs listed: \(inputs)")
+        #expect((audio()["outputs"] as? [String] ?? []).prefix(3) == ["default", "sink:system:playback_1", "sink:system:playback_2"], "outputs: \(audio())")
+        #expect(!(inputs + (audio()["outputs"] as? [String] ?? [])).contains { $0.contains("stompbox:") }, "Stompbox's own ports listed: \(audio())")
+        let sensitive = audio()["sensitive"] as? [String: Bool] ?? [:]
+        #expect(audio()["lists_jack"] as? Bool == true && sensitive["latency"] == false && sensitive["block"] == true, "\(audio())")
+        let from = inputs.firstIndex(of: audio()["input"] as? String ?? "") ?? 0
+        let to = try #require(inputs.firstIndex(of: "source:system:capture_2"))
+        try session.click("audio", "input_combo")
+        Thread.sleep(forTimeInterval: 0.5)
+        try session.xdotool("key", "--delay", "80", (to > from ? "Down" : "Up"))
+        for _ in 1..<max(1, abs(to - from)) { try session.xdotool("key", "--delay", "80", to > from ? "Down" : "Up") }
+        try session.xdotool("key", "Return")
+        #expect(waitUntil(seconds: 3) { audio()["input"] as? String == "source:system:capture_2" }, "input chosen: \(audio())")
+        try session.click("audio", "apply")
+        func stompboxInput() throws -> [String] {
+            let text = try shell(["/usr/bin/jack_lsp", "-c"]).output
+            var lines = text.split(separator: "\n").map(String.init)
+            guard let i = lines.firstIndex(of: "stompbox:in") else { return [] }
+            lines = Array(lines[(i + 1)...])
+            return lines.prefix { $0.hasPrefix(" ") }.map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        #expect(waitUntil(seconds: 5) { (try? stompboxInput()) == ["system:capture_2"] }, "stompbox:in after Apply: \((try? stompboxInput()) ?? [])")
+        #expect(waitUntil(seconds: 5) { session.engineState == "running" }, "engine: \(String(describing: session.engineState))")
+
         // The server gone: the status bar says so, and the window stays.
         server.kill()
         #expect(waitUntil(seconds: 5) { session.statusText?.contains("No JACK or PulseAudio server") == true }, "status bar: \(String(describing: session.statusText))")
