@@ -208,7 +208,7 @@ struct PedalboardWindowTests {
         #expect(waitUntil(seconds: 8) { (try? session.accessibleControls().first { $0.name == "Delay Time" }?.value) == "420 milliseconds" })
     }
 
-    @Test("without a PulseAudio server the window opens, says so, and recovers when the server appears")
+    @Test("without a PulseAudio server (and no JACK) the window opens, says so, and recovers when the server appears")
     func noServerThenRecovery() throws {
         let directory = PrivatePulse.newDirectory()
         let session = try PedalboardSession(startFromDefaults: true, environment: ["PULSE_SERVER": PrivatePulse.serverAddress(in: directory)], startPulse: false)
@@ -218,7 +218,7 @@ struct PedalboardWindowTests {
         try session.xdotool("mousemove", "\(strip.x)", "\(strip.y)", "click", "1")
         #expect(waitUntil(seconds: 3) { session.parameter("tremolo.enabled") == 1 })
         #expect(waitUntil(seconds: 5) { session.engineState == "no-server" }, "engine: \(String(describing: session.engineState))")
-        #expect(session.statusText?.contains("No PulseAudio server") == true, "status bar: \(String(describing: session.statusText))")
+        #expect(session.statusText?.contains("No JACK or PulseAudio server") == true, "status bar: \(String(describing: session.statusText))")
         guard let pulse = PrivatePulse(directory: directory) else { Issue.record("cannot start PulseAudio"); return }
         defer { pulse.stop() }
         #expect(waitUntil(seconds: 15) { session.engineState == "running" }, "engine after the server appeared: \(String(describing: session.engineState))")
