@@ -23,7 +23,7 @@ enum JackBench {
             let periodMicroseconds = Double(period) / 48_000 * 1e6
             let signal = jackTestNoise(seconds: seconds)
             // The baseline: a pass-through client in the same place.
-            let baselineXruns = try JackPassthrough.xruns(playing: signal)
+            let baselineXruns = try JackPassthrough.xruns(playing: signal).count
 
             let chain = Chain()
             for kind in PedalKind.builtIn { chain.parameters.set(kind.enabledParameter, 0) }

@@ -64,6 +64,14 @@ public final class HostStallMonitor: @unchecked Sendable {
         return merged
     }
 
+    /// Whether a stall seen so far explains an event at `time` (`PacedWriter.now()`): the event
+    /// came from 10 ms before the stall began to `after` seconds after it ended (a JACK server
+    /// reports an xrun a period or more after the late cycle, from its notification thread).
+    public func explains(_ time: UInt64, after: Double = 0.05) -> Bool {
+        let t = Double(Int64(bitPattern: time &- start)) / 1e9
+        return seen.contains { t >= $0.at - 0.01 && t <= $0.at + $0.ms / 1000 + after }
+    }
+
     private func watch(cpu: Int) {
         _ = stompbox_pin_to_cpu(Int32(cpu))
         var param = sched_param()

@@ -123,6 +123,10 @@ public final class JackProbe {
     public var playPort: String { String(cString: jack_port_name(outPort)) }
     public var recordPort: String { String(cString: jack_port_name(inPort)) }
     public var xruns: Int { xrunCount.load(ordering: .relaxed) }
+    /// When the server reported each xrun (`PacedWriter.now()`), the first `xrunTimeCapacity`.
+    public var xrunTimes: [UInt64] { (0..<min(xruns, Self.xrunTimeCapacity)).map { xrunTimeBuffer[$0] } }
+    static let xrunTimeCapacity = 4096
+    private let xrunTimeBuffer = UnsafeMutablePointer<UInt64>.allocate(capacity: JackProbe.xrunTimeCapacity)
 
     /// `recordFrames`: how much to record from the signal's start.
     public init(signal: [Float], recordFrames: Int) throws {
@@ -151,7 +155,11 @@ public final class JackProbe {
             return 0
         }, context)
         jack_set_xrun_callback(r, { context in
-            _ = Unmanaged<JackProbe>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.xrunCount.add(1, ordering: .relaxed) }
+            Unmanaged<JackProbe>.fromOpaque(context!)._withUnsafeGuaranteedRef { probe in
+                let index = probe.xrunCount.load(ordering: .relaxed)
+                if index < JackProbe.xrunTimeCapacity { probe.xrunTimeBuffer[index] = PacedWriter.now() }
+                probe.xrunCount.add(1, ordering: .releasing)
+            }
             return 0
         }, context)
         guard jack_activate(p) == 0, jack_activate(r) == 0 else { throw JackRigError("the probe's clients did not start") }
@@ -161,6 +169,7 @@ public final class JackProbe {
         close()
         signalBuffer.deallocate()
         recordBuffer.deallocate()
+        xrunTimeBuffer.deallocate()
     }
 
     private var closed = false
@@ -257,15 +266,16 @@ public final class JackPassthrough {
         jack_client_close(client)
     }
 
-    /// The server's xruns while `signal` plays through a pass-through client (the baseline).
-    public static func xruns(playing signal: [Float]) throws -> Int {
+    /// The server's xruns while `signal` plays through a pass-through client (the baseline),
+    /// and when each was reported.
+    public static func xruns(playing signal: [Float]) throws -> (count: Int, times: [UInt64]) {
         let pass = try JackPassthrough()
         let probe = try JackProbe(signal: signal, recordFrames: signal.count)
         defer { probe.close() }
         try probe.connect(probe.playPort, pass.input)
         try probe.connect(pass.output, probe.recordPort)
         _ = try probe.run()
-        return probe.xruns
+        return (probe.xruns, probe.xrunTimes)
     }
 
     private func cycle(_ frames: jack_nframes_t) {

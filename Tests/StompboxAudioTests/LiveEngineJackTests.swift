@@ -29,13 +29,13 @@ struct LiveEngineJackTests {
     static func noise(seconds: Double) -> [Float] { jackTestNoise(seconds: seconds) }
 
     /// Plays `signal` through stompbox:in → out_1 and returns what came back (sample-aligned).
-    static func throughStompbox(_ signal: [Float], record seconds: Double) throws -> (recording: [Float], xruns: Int) {
+    static func throughStompbox(_ signal: [Float], record seconds: Double) throws -> (recording: [Float], xruns: Int, xrunTimes: [UInt64]) {
         let probe = try JackProbe(signal: signal, recordFrames: Int(seconds * 48_000))
         defer { probe.close() }
         try probe.connect(probe.playPort, "stompbox:in")
         try probe.connect("stompbox:out_1", probe.recordPort)
         let recording = try probe.run()
-        return (recording, probe.xruns)
+        return (recording, probe.xruns, probe.xrunTimes)
     }
 
     @Test func addedDelayIsTheChainsOwnNotAPeriodMore() throws {
@@ -83,16 +83,20 @@ struct LiveEngineJackTests {
         #expect(status.periodFrames == 128 && status.latencyMs != nil && status.statusLine.contains("backend=jack"), "\(status.statusLine)")
     }
 
+    /// Each xrun's time is checked against the host's stalls (`HostStallMonitor`): on this
+    /// shared 2-core machine the host stops the whole VM for 2–40 ms several times a minute, and
+    /// every client in the graph then misses its cycle, pass-through or not. The counts are
+    /// compared as they are, and, when Stompbox has more, once more without the xruns a host
+    /// stall explains (within 10 ms before to 50 ms after it). A pair where Stompbox still has
+    /// more is retaken; it fails when every one of three pairs has more.
     @Test func dropoutsNoMoreThanAPassThroughClient() throws {
         let server = PrivateJackServer(period: 128)
         try server.start()
         defer { server.stop() }
         let seconds = 6.0
         let signal = Self.noise(seconds: seconds)
-        // Takes: baseline then Stompbox with every pedal on, each the same length; retaken when
-        // Stompbox had more and the host stalled the machine during the pair.
-        var verdict: (baseline: Int, stompbox: Int)?
-        var disturbed: [String] = []
+        var takes: [String] = []
+        var passed = false
         for _ in 0..<3 {
             let monitor = HostStallMonitor()
             let baseline = try JackPassthrough.xruns(playing: signal)
@@ -105,15 +109,14 @@ struct LiveEngineJackTests {
             let counted = engine.status().underruns
             engine.stop()
             let stalls = monitor.stop()
-            print("JACK dropouts over \(seconds) s: pass-through \(baseline) xruns, Stompbox (every pedal on) \(ours.xruns) (its own count \(counted)); host stalls \(stalls.count)")
-            if ours.xruns <= baseline || stalls.isEmpty { verdict = (baseline, ours.xruns); break }
-            disturbed.append("pass-through \(baseline), Stompbox \(ours.xruns), \(stalls.count) host stalls up to \(String(format: "%.1f", stalls.map(\.ms).max() ?? 0)) ms")
+            let baselineLeft = baseline.times.filter { !monitor.explains($0) }.count
+            let oursLeft = ours.xrunTimes.filter { !monitor.explains($0) }.count
+            let take = "pass-through \(baseline.count) xruns (\(baselineLeft) with no host stall), Stompbox (every pedal on) \(ours.xruns) (\(oursLeft); its own count \(counted)); host stalls \(stalls.count), up to \(String(format: "%.1f", stalls.map(\.ms).max() ?? 0)) ms"
+            print("JACK dropouts over \(seconds) s: \(take)")
+            takes.append(take)
+            if ours.xruns <= baseline.count || oursLeft <= baselineLeft { passed = true; break }
         }
-        guard let verdict else {
-            withKnownIssue("the host held this machine back during every take: no verdict") { Issue.record("\(disturbed)") }
-            return
-        }
-        #expect(verdict.stompbox <= verdict.baseline, "Stompbox \(verdict.stompbox) xruns against the pass-through's \(verdict.baseline)")
+        #expect(passed, "Stompbox had more xruns than the pass-through, host stalls aside, in every pair: \(takes)")
     }
 
     @Test func aNewBufferSizeKeepsTheLoopAndTheSettings() throws {
@@ -186,7 +189,8 @@ struct LiveEngineJackTests {
         server.sampleRate = 44_100
         try server.start()
         #expect(Self.wait(for: .running, engine, timeout: 5) != nil, "\(engine.status())")
-        #expect(engine.status().serverRate == 44_100, "\(engine.status().statusLine)")
+        // (The status takes the new rate on the session's next round, 20 ms after it runs.)
+        #expect(waitUntilTrue(2) { engine.status().serverRate == 44_100 }, "\(engine.status().statusLine)")
         let expected = Int((Double(length) * 44_100 / 48_000).rounded())
         #expect(looper.state == .playing && looper.length == expected, "looper \(looper.state), \(looper.length) samples (expected \(expected))")
 
@@ -303,4 +307,14 @@ struct LiveEngineAutoBackendTests {
         #expect(LiveEngineTests.wait(for: .running, engine, timeout: 5) != nil, "\(engine.status())")
         #expect(engine.status().backend == .jack, "\(engine.status())")
     }
+}
+
+/// Polls `condition` every 20 ms for up to `seconds`; true once it holds.
+func waitUntilTrue(_ seconds: Double, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+        if condition() { return true }
+        usleep(20_000)
+    }
+    return condition()
 }
