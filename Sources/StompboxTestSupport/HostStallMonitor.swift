@@ -72,6 +72,20 @@ public final class HostStallMonitor: @unchecked Sendable {
         return seen.contains { t >= $0.at - 0.01 && t <= $0.at + $0.ms / 1000 + after }
     }
 
+    /// The share of the time from the start to now that `explains` covers: near 1, every xrun
+    /// would be explained away, so a comparison that sets them aside says nothing.
+    public func explainedShare(after: Double = 0.05) -> Double {
+        let total = Double(PacedWriter.now() &- start) / 1e9
+        guard total > 0 else { return 0 }
+        var covered = 0.0, reach = -Double.infinity
+        for stall in seen {
+            let from = max(stall.at - 0.01, reach), to = stall.at + stall.ms / 1000 + after
+            if to > from { covered += to - from }
+            reach = max(reach, to)
+        }
+        return min(1, covered / total)
+    }
+
     private func watch(cpu: Int) {
         _ = stompbox_pin_to_cpu(Int32(cpu))
         var param = sched_param()

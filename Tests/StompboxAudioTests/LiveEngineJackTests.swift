@@ -88,7 +88,9 @@ struct LiveEngineJackTests {
     /// every client in the graph then misses its cycle, pass-through or not. The counts are
     /// compared as they are, and, when Stompbox has more, once more without the xruns a host
     /// stall explains (within 10 ms before to 50 ms after it). A pair where Stompbox still has
-    /// more is retaken; it fails when every one of three pairs has more.
+    /// more is retaken; it fails when every one of three pairs has more. When the stalls' windows
+    /// cover more than half the pair, setting xruns aside proves nothing: such a pair counts only
+    /// if Stompbox had no more xruns outright, and three of them are a known issue, not a pass.
     @Test func dropoutsNoMoreThanAPassThroughClient() throws {
         let server = PrivateJackServer(period: 128)
         try server.start()
@@ -97,6 +99,7 @@ struct LiveEngineJackTests {
         let signal = Self.noise(seconds: seconds)
         var takes: [String] = []
         var passed = false
+        var drowned = 0
         for _ in 0..<3 {
             let monitor = HostStallMonitor()
             let baseline = try JackPassthrough.xruns(playing: signal)
@@ -109,12 +112,19 @@ struct LiveEngineJackTests {
             let counted = engine.status().underruns
             engine.stop()
             let stalls = monitor.stop()
+            let share = monitor.explainedShare()
             let baselineLeft = baseline.times.filter { !monitor.explains($0) }.count
             let oursLeft = ours.xrunTimes.filter { !monitor.explains($0) }.count
-            let take = "pass-through \(baseline.count) xruns (\(baselineLeft) with no host stall), Stompbox (every pedal on) \(ours.xruns) (\(oursLeft); its own count \(counted)); host stalls \(stalls.count), up to \(String(format: "%.1f", stalls.map(\.ms).max() ?? 0)) ms"
+            let take = "pass-through \(baseline.count) xruns (\(baselineLeft) with no host stall), Stompbox (every pedal on) \(ours.xruns) (\(oursLeft); its own count \(counted)); host stalls \(stalls.count), up to \(String(format: "%.1f", stalls.map(\.ms).max() ?? 0)) ms, covering \(Int((share * 100).rounded())) % of the pair"
             print("JACK dropouts over \(seconds) s: \(take)")
             takes.append(take)
-            if ours.xruns <= baseline.count || oursLeft <= baselineLeft { passed = true; break }
+            if ours.xruns <= baseline.count { passed = true; break }
+            if share > 0.5 { drowned += 1; continue }
+            if oursLeft <= baselineLeft { passed = true; break }
+        }
+        if !passed && drowned == takes.count {
+            withKnownIssue("the host stalled the machine through most of every pair: no verdict") { Issue.record("\(takes)") }
+            return
         }
         #expect(passed, "Stompbox had more xruns than the pass-through, host stalls aside, in every pair: \(takes)")
     }
