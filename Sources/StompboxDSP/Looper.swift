@@ -195,7 +195,7 @@ public final class Looper: AudioEffect {
             let now = tape(owner[c]) + start
             current.withUnsafeMutableBufferPointer { ($0.baseAddress! + start).update(from: now, count: count) }
             if previous != nil {
-                let before = state == .recording || touchedBy[c] != layer ? now : tape(owner[c] ^ 1) + start
+                let before = touchedBy[c] != layer ? now : tape(owner[c] ^ 1) + start
                 previous!.withUnsafeMutableBufferPointer { ($0.baseAddress! + start).update(from: before, count: count) }
             }
         }

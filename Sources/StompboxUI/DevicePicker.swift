@@ -192,33 +192,30 @@ final class DevicePicker {
     /// Fills the popover from the current settings and the server's device list.
     private func refresh(sources: [AudioDevice], sinks: [AudioDevice]) {
         let s = engine.settings
-        let inputCombo: UnsafeMutablePointer<GtkComboBoxText> = cast(raw(input))
-        gtk_combo_box_text_remove_all(inputCombo)
-        gtk_combo_box_text_append(inputCombo, "demo", "Demo riff (no guitar needed)")
-        gtk_combo_box_text_append(inputCombo, "default", listsJack ? "First capture port" : "Default input")
-        for d in sources { gtk_combo_box_text_append(inputCombo, "source:" + d.name, d.description) }
+        // Each list's entries go into the combo box and, by id, into `inputIDs`/`outputIDs`.
+        func fill(_ combo: UnsafeMutablePointer<GtkWidget>, _ entries: [(id: String, title: String)]) -> [String] {
+            let box: UnsafeMutablePointer<GtkComboBoxText> = cast(raw(combo))
+            gtk_combo_box_text_remove_all(box)
+            for entry in entries { gtk_combo_box_text_append(box, entry.id, entry.title) }
+            return entries.map(\.id)
+        }
+        var inputs = [("demo", "Demo riff (no guitar needed)"), ("default", listsJack ? "First capture port" : "Default input")]
+            + sources.map { ("source:" + $0.name, $0.description) }
         let inputID: String
         switch s.input {
         case .demo: inputID = "demo"
         case .defaultSource: inputID = "default"
         case .source(let name):
             inputID = "source:" + name
-            if !sources.contains(where: { $0.name == name }) { gtk_combo_box_text_append(inputCombo, inputID, name) }
+            if !sources.contains(where: { $0.name == name }) { inputs.append((inputID, name)) }
         }
+        inputIDs = fill(input, inputs)
         gtk_combo_box_set_active_id(cast(raw(input)), inputID)
-        inputIDs = ["demo", "default"] + sources.map { "source:" + $0.name }
-        if !inputIDs.contains(inputID) { inputIDs.append(inputID) }
 
-        let outputCombo: UnsafeMutablePointer<GtkComboBoxText> = cast(raw(output))
-        gtk_combo_box_text_remove_all(outputCombo)
-        gtk_combo_box_text_append(outputCombo, "default", listsJack ? "First two playback ports" : "Default output")
-        for d in sinks { gtk_combo_box_text_append(outputCombo, "sink:" + d.name, d.description) }
-        if let name = s.output, !sinks.contains(where: { $0.name == name }) {
-            gtk_combo_box_text_append(outputCombo, "sink:" + name, name)
-        }
+        var outputs = [("default", listsJack ? "First two playback ports" : "Default output")] + sinks.map { ("sink:" + $0.name, $0.description) }
+        if let name = s.output, !sinks.contains(where: { $0.name == name }) { outputs.append(("sink:" + name, name)) }
+        outputIDs = fill(output, outputs)
         gtk_combo_box_set_active_id(cast(raw(output)), s.output.map { "sink:" + $0 } ?? "default")
-        outputIDs = ["default"] + sinks.map { "sink:" + $0.name }
-        if let name = s.output, !sinks.contains(where: { $0.name == name }) { outputIDs.append("sink:" + name) }
 
         gtk_spin_button_set_value(cast(raw(channel)), Double(s.inputChannel))
         gtk_combo_box_set_active_id(cast(raw(blockSize)), String(s.blockSize))
