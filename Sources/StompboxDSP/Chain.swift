@@ -6,7 +6,8 @@ import Synchronization
 ///
 /// Each pedal sits in a `PedalSlot` that crossfades it in and out (5 ms) when its `enabled`
 /// parameter changes, skips it entirely while off, and resets it (output = dry for that block)
-/// if it ever produces NaN or Inf.
+/// if it ever produces NaN or Inf. The dry path of a pedal with latency follows the pedal's
+/// delay while it switches, so the crossfade mixes aligned signals (see `PedalSlot`).
 ///
 /// A new board (`setBoard`) is built on the caller's thread (new pedals are made and prepared
 /// there), handed to the audio thread through an atomic, and taken in at a block boundary: the
@@ -88,7 +89,7 @@ public final class Chain {
         let next = Board(kinds: kinds, effects: kinds.map(effect), entering: entering)
         // The board handed over (and the one playing until then) keep their pedals alive.
         instances = instances.filter { $0.key.values == nil || kinds.contains($0.key) }
-        if maximumBlockSize > 0 { next.prepare(sampleRate: sampleRate, parameters: parameters) }
+        if maximumBlockSize > 0 { next.prepare(sampleRate: sampleRate, maximumBlockSize: maximumBlockSize, parameters: parameters) }
         board = kinds
         publishLatency()
         let old = pending.exchange(UInt(bitPattern: Unmanaged.passRetained(next).toOpaque()), ordering: .acquiringAndReleasing)
@@ -143,7 +144,7 @@ public final class Chain {
         if waiting != 0 { adopt(Unmanaged<Board>.fromOpaque(UnsafeRawPointer(bitPattern: waiting)!)) }
         collectRetiredBoard()
         fade = .none
-        active.takeUnretainedValue().prepare(sampleRate: sampleRate, parameters: parameters)
+        active.takeUnretainedValue().prepare(sampleRate: sampleRate, maximumBlockSize: maximumBlockSize, parameters: parameters)
         for effect in effects { effect.reset() }
         inputGain.snap(to: decibelsToGain(parameters.load(.inputGain)))
         outputGain.snap(to: decibelsToGain(parameters.load(.outputGain)))
@@ -179,7 +180,7 @@ public final class Chain {
     }
 
     /// The delay the pedals on the board add, in samples (the overdrive's oversampling filters,
-    /// what plugin pedals report). The thread that sets the board (or prepares the chain).
+    /// what plugin pedals report), when they are on. The thread that sets the board (or prepares the chain).
     public var latencySamples: Double { board.reduce(0) { $0 + $1.latency(sampleRate) } }
 
     /// `latencySamples` as of the last board change or `prepare`, for any thread (a JACK
@@ -321,20 +322,22 @@ final class Board {
         count = kinds.count
         slots = .allocate(capacity: max(1, count))
         for (i, kind) in kinds.enumerated() {
-            (slots + i).initialize(to: BoardSlot(effect: effects[i], slot: PedalSlot(kind.enabledParameter, resetsWhenSwitchedOn: kind.resetsWhenSwitchedOn),
-                                                 entering: entering.contains(kind)))
+            let slot = PedalSlot(kind.enabledParameter, resetsWhenSwitchedOn: kind.resetsWhenSwitchedOn,
+                                 reportedLatency: kind.values?.latencyCell)
+            (slots + i).initialize(to: BoardSlot(effect: effects[i], slot: slot, entering: entering.contains(kind)))
         }
     }
 
     deinit {
+        for i in 0..<count { slots[i].slot.dryDelay.free() }
         slots.deinitialize(count: count)
         slots.deallocate()
     }
 
-    /// Sizes the crossfades and puts every switch where its parameter stands.
-    func prepare(sampleRate: Double, parameters: ParameterStore) {
+    /// Sizes the crossfades and the dry paths' delays, and puts every switch where its parameter stands.
+    func prepare(sampleRate: Double, maximumBlockSize: Int, parameters: ParameterStore) {
         for i in 0..<count {
-            slots[i].slot.prepare(sampleRate: sampleRate)
+            slots[i].slot.prepare(sampleRate: sampleRate, maximumBlockSize: maximumBlockSize, latency: kinds[i].latency(sampleRate))
             slots[i].slot.snap(parameters)
         }
     }
@@ -362,7 +365,14 @@ struct BoardSlot {
     }
 }
 
-/// Switches one pedal in and out of the chain with a short crossfade.
+/// Switches one pedal in and out of the chain with a short crossfade (5 ms).
+///
+/// A pedal with latency (the overdrive's filters, a plugin's lookahead) would be crossfaded
+/// against a dry signal earlier than its own output: a comb filter while it fades. Its dry path
+/// therefore follows the pedal's delay during a switch. Switched on, the dry path first glides
+/// from no delay to the pedal's (5 ms; the pedal already runs, unheard), then the crossfade
+/// mixes two aligned signals. Switched off, the crossfade comes first, then the dry path glides
+/// back to no delay. Off, the pedal adds no delay at all; the whole switch takes 10 ms.
 struct PedalSlot {
     let enabled: Parameter
     let resetsWhenSwitchedOn: Bool
@@ -370,22 +380,61 @@ struct PedalSlot {
     private var mix: Float = 0
     private var target: Float = 0
     private var step: Float = 1.0 / 240
+    /// How far the dry path's delay has glided towards the pedal's, in samples of the glide.
+    private var glide = 0
+    private var glideLength = 240
+    /// Where a plugin pedal reports its latency (it may change as it runs), or nil.
+    private let reportedLatency: UnsafeMutablePointer<Atomic<Float>>?
+    /// The latency a built-in pedal declares, in samples.
+    private var fixedLatency: Float = 0
+    /// The input's recent past, for a dry path as late as the pedal. Freed by its board.
+    fileprivate(set) var dryDelay = DryDelay()
 
     /// True while the pedal is fully out of the chain (its `process` is not being called).
-    var isBypassed: Bool { mix == 0 && target == 0 }
+    var isBypassed: Bool { mix == 0 && target == 0 && glide == 0 }
 
-    init(_ enabled: Parameter, resetsWhenSwitchedOn: Bool = true) {
+    init(_ enabled: Parameter, resetsWhenSwitchedOn: Bool = true, reportedLatency: UnsafeMutablePointer<Atomic<Float>>? = nil) {
         self.enabled = enabled
         self.resetsWhenSwitchedOn = resetsWhenSwitchedOn
+        self.reportedLatency = reportedLatency
     }
 
-    mutating func prepare(sampleRate: Double, fadeTime: Double = 0.005) {
+    /// Not on the audio thread (allocates the dry path's delay line when the pedal has latency).
+    mutating func prepare(sampleRate: Double, maximumBlockSize: Int = 0, latency: Double = 0, fadeTime: Double = 0.005) {
         step = Float(1 / max(1, sampleRate * fadeTime))
+        glideLength = max(1, Int((sampleRate * fadeTime).rounded()))
+        fixedLatency = Float(min(max(latency, 0), Double(DryDelay.longest)))
+        let longest = reportedLatency != nil ? DryDelay.longest : Int(fixedLatency.rounded(.up))
+        dryDelay.free()
+        if longest > 0 && maximumBlockSize > 0 { dryDelay = DryDelay(longest: longest, maximumBlockSize: maximumBlockSize) }
+    }
+
+    /// The pedal's latency for this block, in samples (0 without a delay line).
+    @inline(__always)
+    private var latency: Float {
+        if dryDelay.isEmpty { return 0 }
+        guard let reportedLatency else { return fixedLatency }
+        let reported = reportedLatency.pointee.load(ordering: .relaxed)
+        return reported.isFinite ? min(max(reported, 0), Float(dryDelay.longest)) : 0
     }
 
     mutating func snap(_ parameters: ParameterStore) {
         target = parameters.isOn(enabled) ? 1 : 0
         mix = target
+        glide = target == 1 ? glideLength : 0
+    }
+
+    /// One sample of a switch: on, the dry path's delay glides in and then the pedal fades in;
+    /// off, the pedal fades out and then the glide goes back.
+    @inline(__always)
+    private func advanced(_ state: (mix: Float, glide: Int)) -> (mix: Float, glide: Int) {
+        var (mix, glide) = state
+        if target == 1 {
+            if glide < glideLength { glide += 1 } else if mix < 1 { mix = min(1, mix + step) }
+        } else {
+            if mix > 0 { mix = max(0, mix - step) } else if glide > 0 { glide -= 1 }
+        }
+        return (mix, glide)
     }
 
     @inline(__always)
@@ -397,31 +446,124 @@ struct PedalSlot {
             effect.reset()
         }
         target = wanted
-        if mix == 0 && target == 0 {
+        let latency = self.latency
+        // Without latency the dry path never needs a delay: the glide is instant.
+        if latency == 0 { glide = target == 1 ? glideLength : 0 }
+        if mix == 0 && target == 0 && glide == 0 {
             effect.bypassed()
+            // The delay line keeps hearing the input, for the next switch.
+            if !dryDelay.isEmpty { _ = dryDelay.append(block) }
             return
         }
 
-        let fading = mix != target
-        // The dry copy serves the crossfade and stands in for the block if the effect fails.
-        _ = dry.baseAddress!.update(from: block.baseAddress!, count: block.count)
-        effect.process(block)
+        let steady = mix == target && (target == 1 ? glide == glideLength : glide == 0)
+        // The dry signal serves the crossfade and stands in for the block if the effect fails;
+        // it is as late as the pedal's output (or, while the delay glides, as late as it has got).
+        if !dryDelay.isEmpty {
+            let start = dryDelay.append(block)
+            if steady {
+                // Fully on: the delay line keeps up; a late dry block is read only if needed.
+                effect.process(block)
+                if largestMagnitudeBits(block) >= 0x7f80_0000 {
+                    effect.reset()
+                    dryDelay.read(into: block, from: start, delayedBy: latency)
+                }
+                return
+            }
+            var state = (mix: mix, glide: glide)
+            let perGlide = latency / Float(glideLength)
+            for i in block.indices {
+                state = advanced(state)
+                dry[i] = dryDelay.sample(start &+ i, delayedBy: perGlide * Float(state.glide))
+            }
+        } else {
+            _ = dry.baseAddress!.update(from: block.baseAddress!, count: block.count)
+        }
+        let running = target == 1 || mix > 0
+        if running { effect.process(block) } else { effect.bypassed() }
 
         // One vectorised scan: the largest magnitude's bits reach the exponent's all-ones
         // pattern only for ±∞ or NaN.
-        if largestMagnitudeBits(block) >= 0x7f80_0000 {
+        if running && largestMagnitudeBits(block) >= 0x7f80_0000 {
             effect.reset()
             _ = block.baseAddress!.update(from: dry.baseAddress!, count: block.count)
             return
         }
-        guard fading else { return }
-        let delta = target > mix ? step : -step
+        guard !steady else { return }
+        var state = (mix: mix, glide: glide)
         for i in block.indices {
-            if mix != target {
-                mix += delta
-                if (delta > 0 && mix > target) || (delta < 0 && mix < target) { mix = target }
+            state = advanced(state)
+            block[i] = state.mix == 0 ? dry[i] : dry[i] + state.mix * (block[i] - dry[i])
+        }
+        (mix, glide) = state
+    }
+}
+
+/// The recent past of a pedal's input, so its dry path can be as late as the pedal: a ring of
+/// at least a block plus the longest delay and one more sample (a power of two). Allocated off
+/// the audio thread; the rest is allocation-free.
+struct DryDelay {
+    /// The longest delay a dry path follows: 0.34 s at 48 kHz (plugins' lookahead is shorter).
+    static let longest = 16_384
+    private var ring: UnsafeMutablePointer<Float>?
+    private var mask = 0
+    private var write = 0
+    private(set) var longest = 0
+
+    init() {}
+
+    init(longest: Int, maximumBlockSize: Int) {
+        var size = 1
+        while size < longest + maximumBlockSize + 2 { size *= 2 }
+        ring = .allocate(capacity: size)
+        ring!.initialize(repeating: 0, count: size)
+        mask = size - 1
+        self.longest = longest
+    }
+
+    var isEmpty: Bool { ring == nil }
+
+    mutating func free() {
+        ring?.deallocate()
+        ring = nil
+        longest = 0
+    }
+
+    /// Adds a block (at most the prepared maximum) and returns where its first sample went.
+    @inline(__always)
+    mutating func append(_ block: UnsafeMutableBufferPointer<Float>) -> Int {
+        guard let ring, let x = block.baseAddress else { return write }
+        let start = write, n = block.count
+        // In at most two pieces: up to the ring's end, then from its start.
+        let first = min(n, mask + 1 - start)
+        (ring + start).update(from: x, count: first)
+        if first < n { ring.update(from: x + first, count: n - first) }
+        write = (start &+ n) & mask
+        return start
+    }
+
+    /// The sample `delay` samples before the one at `position` (linearly interpolated between two).
+    @inline(__always)
+    func sample(_ position: Int, delayedBy delay: Float) -> Float {
+        guard let ring else { return 0 }
+        let whole = Int(delay), fraction = delay - Float(whole)
+        let a = ring[(position &- whole) & mask], b = ring[(position &- whole &- 1) & mask]
+        return fraction == 0 ? a : a + fraction * (b - a)
+    }
+
+    /// `block` (appended at `start`) replaced by the input `delay` samples earlier.
+    @inline(__always)
+    func read(into block: UnsafeMutableBufferPointer<Float>, from start: Int, delayedBy delay: Float) {
+        guard let ring, let x = block.baseAddress else { return }
+        let whole = Int(delay), fraction = delay - Float(whole)
+        let from = start &- whole
+        if fraction == 0 {
+            for i in 0..<block.count { x[i] = ring[(from &+ i) & mask] }
+        } else {
+            for i in 0..<block.count {
+                let a = ring[(from &+ i) & mask], b = ring[(from &+ i &- 1) & mask]
+                x[i] = a + fraction * (b - a)
             }
-            block[i] = dry[i] + mix * (block[i] - dry[i])
         }
     }
 }

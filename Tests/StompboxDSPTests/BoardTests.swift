@@ -133,6 +133,87 @@ import StompboxTestSupport
         }
         let pedalParameters = Parameter.table.filter { $0.pedal != nil }.count
         #expect(pedalParameters == PedalKind.builtIn.reduce(0) { $0 + $1.parameterSpecs.count })
-        #expect(Chain().latencySamples == 5.75)
+        #expect(Chain().latencySamples == 5.125)
+    }
+
+    /// A pedal that only delays its input by `samples` and reports that as its latency, as a
+    /// plugin with lookahead does.
+    final class Lag: AudioEffect {
+        let samples: Int
+        let values: PedalValues
+        var line: [Float]
+        init(_ samples: Int, _ values: PedalValues) {
+            self.samples = samples
+            self.values = values
+            line = [Float](repeating: 0, count: samples)
+        }
+        func prepare(sampleRate: Double, maximumBlockSize: Int) { reset() }
+        func reset() {
+            line = [Float](repeating: 0, count: samples)
+            values.latencyCell.pointee.store(Float(samples), ordering: .relaxed)
+        }
+        func process(_ block: UnsafeMutableBufferPointer<Float>) {
+            for i in block.indices {
+                line.append(block[i])
+                block[i] = line.removeFirst()
+            }
+        }
+    }
+
+    /// While a pedal with latency switches, its dry path is as late as the pedal: switched on,
+    /// the dry path glides to the pedal's delay, then the two cross. A pure delay switched on
+    /// and off is then, through both fades, the input 7 samples late (where a fade against the
+    /// undelayed input would comb-filter it), and off it adds no delay.
+    @Test func theDryPathFollowsAPedalsLatencyWhileItSwitches() {
+        let lag = PedalKind(id: "lag", name: "Lag", controls: [], plugin: PluginSource(uri: "urn:stompbox:test:lag")) { Lag(7, $0) }
+        let c = Chain(board: [lag])
+        c.prepare(sampleRate: testRate, maximumBlockSize: 128)
+        let x = Signal.noise(length: 19_200, amplitude: 0.3)
+        var y: [Float] = []
+        let onAt = 30 * 128, offAt = 90 * 128, glide = 240, fade = 240
+        for (k, start) in stride(from: 0, to: x.count, by: 128).enumerated() {
+            if k == 30 { c.parameters.set(lag.enabledParameter, 1) }
+            if k == 90 { c.parameters.set(lag.enabledParameter, 0) }
+            y += Render.through(c, Array(x[start..<start + 128]))
+        }
+        #expect(c.latencySamples == 7)
+        let late = [Float](repeating: 0, count: 7) + x.dropLast(7)
+        func worst(_ range: Range<Int>, _ expected: [Float]) -> Float { range.map { abs(y[$0] - expected[$0]) }.max()! }
+        // Off: the input itself, before and after.
+        #expect(worst(0..<onAt, x) == 0)
+        #expect(worst((offAt + fade + glide)..<x.count, x) == 0)
+        // On, and through the crossfades both ways: the input 7 samples late.
+        let aligned = worst((onAt + glide)..<(offAt + fade), late)
+        #expect(aligned < 1e-6, "the output strays \(aligned) from the input 7 samples late")
+        // The glides themselves are smooth (a delay moving by 7 samples in 5 ms): no step
+        // larger than the noise's own.
+        #expect(Measure.largestStep(Array(y[onAt..<(onAt + glide + 1)])) <= 1.05 * Measure.largestStep(x))
+    }
+
+    /// The overdrive (5.125 samples late) crossfading in at its clean setting: at 1 kHz the level
+    /// moves from the dry signal's (0 dB) to the pedal's (−0.5 dB) and never dips below both
+    /// (−0.38 dB at its lowest); against an undelayed dry signal, 38° away from the pedal's, it
+    /// dipped to −0.93 dB in the middle of the fade.
+    @Test func theOverdriveFadesInWithoutAPhaseDip() {
+        let c = Chain(board: [.overdrive])
+        c.parameters.set(.overdriveDrive, 0)
+        c.parameters.set(.overdriveTone, 1)
+        c.parameters.set(.overdriveLevel, 0)
+        c.prepare(sampleRate: testRate, maximumBlockSize: 64)
+        let x = Signal.sine(frequency: 1000, seconds: 0.2, amplitude: 0.01)
+        var y: [Float] = []
+        for (k, start) in stride(from: 0, to: x.count, by: 48).enumerated() {
+            if k == 100 { c.parameters.set(.overdriveEnabled, 1) }
+            y += Render.through(c, Array(x[start..<start + 48]))
+        }
+        // The level over each 1 ms (one period of 1 kHz) from before the fade to after it.
+        func level(_ ms: Int) -> Double {
+            let part = y[(ms * 48)..<(ms * 48 + 48)]
+            return (part.reduce(0.0) { $0 + Double($1 * $1) } / 48).squareRoot()
+        }
+        let before = level(90), after = level(120)
+        let lowest = (99...108).map(level).min()!
+        print("overdrive fading in at 1 kHz: \(decibels(before / 0.01 * 2.squareRoot())) dB before, \(decibels(after / 0.01 * 2.squareRoot())) dB after, lowest \(decibels(lowest / 0.01 * 2.squareRoot())) dB")
+        #expect(lowest > min(before, after) * 0.995, "the fade dips to \(decibels(lowest / min(before, after))) dB below the lower end")
     }
 }

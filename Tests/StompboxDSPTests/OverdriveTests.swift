@@ -5,8 +5,8 @@ import StompboxTestSupport
 
 @Suite struct OverdriveTests {
     /// Energy of everything but the harmonics of 2.5 kHz, relative to the harmonics, in dB.
-    func nonHarmonicRatio(oversampling: Int) -> Double {
-        let p = store([.overdriveDrive: 0.7, .overdriveTone: 1, .overdriveLevel: 0])
+    func nonHarmonicRatio(oversampling: Int, drive: Float = 0.7) -> Double {
+        let p = store([.overdriveDrive: drive, .overdriveTone: 1, .overdriveLevel: 0])
         let od = prepared(Overdrive(parameters: p, oversamplingFactor: oversampling))
         let y = Render.through(od, Signal.sine(frequency: 2500, seconds: 1, amplitude: 0.5))
         let e = Spectrum.harmonicAndOtherEnergy(y[9600...], fundamental: 2500)
@@ -20,6 +20,14 @@ import StompboxTestSupport
         // Without oversampling the folded harmonics must be plainly there, or the test proves nothing.
         #expect(plain > -40)
         #expect(plain - oversampled >= 20)
+    }
+
+    /// At full drive (+40 dB: nearly a square wave, its harmonics falling only 6 dB an octave)
+    /// the harmonics beyond the oversampled rate fold back unless the curve is anti-aliased.
+    @Test func aliasingAtFullDriveStaysBelowMinus50dBc() {
+        let ratio = nonHarmonicRatio(oversampling: 4, drive: 1)
+        print("overdrive 2.5 kHz @ drive 1.0: non-harmonic energy \(ratio) dBc")
+        #expect(ratio <= -50)
     }
 
     @Test func curveIsSmoothBoundedAndAsymmetric() {
