@@ -323,7 +323,7 @@ final class Board {
         slots = .allocate(capacity: max(1, count))
         for (i, kind) in kinds.enumerated() {
             let slot = PedalSlot(kind.enabledParameter, resetsWhenSwitchedOn: kind.resetsWhenSwitchedOn,
-                                 reportedLatency: kind.values?.latencyCell)
+                                 reportedLatency: kind.values?.latencyCell, trails: kind.trailsParameter)
             (slots + i).initialize(to: BoardSlot(effect: effects[i], slot: slot, entering: entering.contains(kind)))
         }
     }
@@ -385,24 +385,41 @@ struct PedalSlot {
     private var glideLength = 240
     /// Where a plugin pedal reports its latency (it may change as it runs), or nil.
     private let reportedLatency: UnsafeMutablePointer<Atomic<Float>>?
+    /// Its trails switch, if it has one (see `PedalKind.trailsParameter`).
+    private let trails: Parameter?
+    /// Ringing out: switched off with trails on, the pedal still runs. `send` is how much of the
+    /// input goes into it (gliding to 0 when off), `tail` how much of its own sound is heard
+    /// (1 until the tail has died away or trails are switched off, then gliding to 0).
+    private var trailing = false
+    private var send: Float = 1
+    private var tail: Float = 1
+    /// Samples the tail has stayed below `quietLevel`, and how many end it.
+    private var quietSamples = 0
+    private var quietLimit = 120_000
+    /// Below this (−100 dBFS) a tail has died away.
+    static let quietLevel: Float = 1e-5
     /// The latency a built-in pedal declares, in samples.
     private var fixedLatency: Float = 0
     /// The input's recent past, for a dry path as late as the pedal. Freed by its board.
     fileprivate(set) var dryDelay = DryDelay()
 
     /// True while the pedal is fully out of the chain (its `process` is not being called).
-    var isBypassed: Bool { mix == 0 && target == 0 && glide == 0 }
+    var isBypassed: Bool { mix == 0 && target == 0 && glide == 0 && !trailing }
 
-    init(_ enabled: Parameter, resetsWhenSwitchedOn: Bool = true, reportedLatency: UnsafeMutablePointer<Atomic<Float>>? = nil) {
+    init(_ enabled: Parameter, resetsWhenSwitchedOn: Bool = true, reportedLatency: UnsafeMutablePointer<Atomic<Float>>? = nil,
+         trails: Parameter? = nil) {
         self.enabled = enabled
         self.resetsWhenSwitchedOn = resetsWhenSwitchedOn
         self.reportedLatency = reportedLatency
+        self.trails = trails
     }
 
     /// Not on the audio thread (allocates the dry path's delay line when the pedal has latency).
     mutating func prepare(sampleRate: Double, maximumBlockSize: Int = 0, latency: Double = 0, fadeTime: Double = 0.005) {
         step = Float(1 / max(1, sampleRate * fadeTime))
         glideLength = max(1, Int((sampleRate * fadeTime).rounded()))
+        // A tail ends after 2.5 s below −100 dBFS: longer than the longest gap between echoes.
+        quietLimit = Int(sampleRate * 2.5)
         fixedLatency = Float(min(max(latency, 0), Double(DryDelay.longest)))
         let longest = reportedLatency != nil ? DryDelay.longest : Int(fixedLatency.rounded(.up))
         dryDelay.free()
@@ -422,6 +439,9 @@ struct PedalSlot {
         target = parameters.isOn(enabled) ? 1 : 0
         mix = target
         glide = target == 1 ? glideLength : 0
+        trailing = false
+        send = 1
+        tail = 1
     }
 
     /// One sample of a switch: on, the dry path's delay glides in and then the pedal fades in;
@@ -437,10 +457,75 @@ struct PedalSlot {
         return (mix, glide)
     }
 
+    /// One block of a pedal ringing out: out = x + tail·(pedal(send·x) − send·x), the pedal's
+    /// own sound without its input's share. Switched on again, `send` and `tail` glide back to 1
+    /// and it plays on as before (not cleared); once the tail has died away (or trails are
+    /// switched off) `tail` glides to 0 and the pedal is bypassed.
+    private mutating func ringOut(_ effect: AudioEffect, _ block: UnsafeMutableBufferPointer<Float>,
+                                  dry: UnsafeMutableBufferPointer<Float>, on: Bool, keepTail: Bool) {
+        let n = block.count
+        _ = dry.baseAddress!.update(from: block.baseAddress!, count: n)
+        let step = self.step
+        let sendTarget: Float = on ? 1 : 0
+        let tailTarget: Float = on || (keepTail && quietSamples < quietLimit) ? 1 : 0
+        @inline(__always) func toward(_ value: Float, _ goal: Float) -> Float {
+            value < goal ? min(goal, value + step) : max(goal, value - step)
+        }
+        var g = send
+        for i in 0..<n {
+            g = toward(g, sendTarget)
+            block[i] = dry[i] * g
+        }
+        effect.process(block)
+        if largestMagnitudeBits(block) >= 0x7f80_0000 {
+            effect.reset()
+            _ = block.baseAddress!.update(from: dry.baseAddress!, count: n)
+            trailing = false
+            mix = 0
+            target = 0
+            return
+        }
+        g = send
+        var t = tail
+        var loudest: Float = 0
+        for i in 0..<n {
+            g = toward(g, sendTarget)
+            t = toward(t, tailTarget)
+            let own = block[i] - g * dry[i]
+            loudest = max(loudest, abs(own))
+            block[i] = dry[i] + t * own
+        }
+        send = g
+        tail = t
+        quietSamples = loudest < PedalSlot.quietLevel && g == 0 ? quietSamples + n : 0
+        if on && g == 1 && t == 1 {
+            trailing = false        // fully on again
+        } else if !on && t == 0 {
+            trailing = false        // rung out: bypassed from the next block
+            mix = 0
+            target = 0
+            glide = 0
+            effect.bypassed()
+        }
+    }
+
     @inline(__always)
     mutating func run(_ effect: AudioEffect, _ block: UnsafeMutableBufferPointer<Float>,
                                       dry: UnsafeMutableBufferPointer<Float>, parameters: ParameterStore) {
         let wanted: Float = parameters.isOn(enabled) ? 1 : 0
+        if let trails {
+            if !trailing && wanted == 0 && target == 1 && mix == 1 && parameters.isOn(trails) {
+                // Switched off with trails on: from now on only the input into it is muted.
+                trailing = true
+                send = 1
+                tail = 1
+                quietSamples = 0
+            }
+            if trailing {
+                ringOut(effect, block, dry: dry, on: wanted == 1, keepTail: parameters.isOn(trails))
+                return
+            }
+        }
         if wanted == 1 && mix == 0 && target == 0 && resetsWhenSwitchedOn {
             // Coming back from bypass: no stale echoes from the last time it was on.
             effect.reset()

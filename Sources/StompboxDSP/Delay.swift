@@ -216,8 +216,10 @@ extension PedalKind {
             PedalControl("time_ms", "Time", .milliseconds, 20...2000, default: 350, .logarithmic),
             PedalControl("feedback", "Feedback", .none, 0...0.95, default: 0.4),
             PedalControl("mix", "Mix", .none, 0...1, default: 0.35),
+            PedalControl("trails", "Trails", .none, 0...1, default: 1, .toggle),
         ],
-        face: .classicThree("time_ms", "feedback", "mix"),
+        face: .classicThree("time_ms", "feedback", "mix", switch: "trails"),
+        trails: "trails",
         make: { Delay(parameters: $0.parameters) })
 }
 
@@ -226,4 +228,5 @@ extension Parameter {
     public static let delayTime = PedalKind.delay.parameter("time_ms")
     public static let delayFeedback = PedalKind.delay.parameter("feedback")
     public static let delayMix = PedalKind.delay.parameter("mix")
+    public static let delayTrails = PedalKind.delay.parameter("trails")
 }

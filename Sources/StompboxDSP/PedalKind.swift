@@ -15,6 +15,11 @@ public struct PedalKind: Sendable, Hashable, CustomStringConvertible {
     public let parameterSpecs: [ParameterSpec]
     /// Whether switching it on clears its state (no stale echoes); the Looper keeps its loop.
     public let resetsWhenSwitchedOn: Bool
+    /// Its trails switch, for a pedal whose output is its input plus its own sound (a delay, a
+    /// reverb): while that switch is on, switching the pedal off mutes only what goes into it,
+    /// and its echoes or tail ring out.
+    public var trailsParameter: Parameter? { trailsKey.map(parameter) }
+    private let trailsKey: String?
     /// How many samples its output lags its input, at a sample rate.
     public let latency: @Sendable (Double) -> Double
     public let face: PedalFace
@@ -25,14 +30,21 @@ public struct PedalKind: Sendable, Hashable, CustomStringConvertible {
     public let values: PedalValues?
     private let make: @Sendable (EngineControls) -> AudioEffect
 
-    /// `controls` are the pedal's own parameters, without the on/off switch, which every pedal has.
+    /// `controls` are the pedal's own parameters, without the on/off switch, which every pedal
+    /// has. `trails` names the control that is its trails switch (a toggle among `controls`;
+    /// only for a pedal without latency whose dry signal passes at unity).
     public init(id: String, name: String, controls: [PedalControl], face: PedalFace,
-                resetsWhenSwitchedOn: Bool = true, latency: @escaping @Sendable (Double) -> Double = { _ in 0 },
+                resetsWhenSwitchedOn: Bool = true, trails: String? = nil,
+                latency: @escaping @Sendable (Double) -> Double = { _ in 0 },
                 make: @escaping @Sendable (EngineControls) -> AudioEffect) {
         self.id = id
         self.name = name
-        parameterSpecs = PedalKind.specs(id: id, name: name, controls: controls)
+        let specs = PedalKind.specs(id: id, name: name, controls: controls)
+        precondition(trails.map { key in specs.contains { $0.id == "\(id).\(key)" && $0.scale == .toggle } } ?? true,
+                     "\(id): its trails control must be one of its switches")
+        parameterSpecs = specs
         self.resetsWhenSwitchedOn = resetsWhenSwitchedOn
+        trailsKey = trails
         self.latency = latency
         self.face = face
         plugin = nil
@@ -52,6 +64,7 @@ public struct PedalKind: Sendable, Hashable, CustomStringConvertible {
         let specs = PedalKind.specs(id: id, name: name, controls: controls)
         parameterSpecs = specs
         resetsWhenSwitchedOn = false
+        trailsKey = nil
         let values = PedalValues(specs: specs)
         self.values = values
         latency = { _ in values.reportedLatency }
@@ -309,13 +322,14 @@ public struct PedalFace: Sendable {
     /// How many controls a plugin pedal's face shows (in port order).
     public static let maximumGenericControls = 12
 
-    /// The classic three: two big knobs in the corners, the middle one smaller and lower.
-    public static func classicThree(_ left: String, _ middle: String, _ right: String,
+    /// The classic three: two big knobs in the corners, the middle one smaller and lower; a
+    /// switch, if any, in the lower left corner.
+    public static func classicThree(_ left: String, _ middle: String, _ right: String, switch toggle: String? = nil,
                                     ink: (red: Double, green: Double, blue: Double) = (0.95, 0.95, 0.95)) -> PedalFace {
         PedalFace(places: [
             Place(left, x: 6, y: 14, diameter: 48),
             Place(right, x: 114, y: 14, diameter: 48),
             Place(middle, x: 60, y: 66, diameter: 38),
-        ], ink: ink)
+        ] + (toggle.map { [Place($0, x: 6, y: 118, width: 40)] } ?? []), ink: ink)
     }
 }

@@ -344,8 +344,10 @@ extension PedalKind {
             PedalControl("size", "Size", .none, 0...1, default: 0.5),
             PedalControl("damping", "Damping", .none, 0...1, default: 0.5),
             PedalControl("mix", "Mix", .none, 0...1, default: 0.3),
+            PedalControl("trails", "Trails", .none, 0...1, default: 1, .toggle),
         ],
-        face: .classicThree("size", "damping", "mix"),
+        face: .classicThree("size", "damping", "mix", switch: "trails"),
+        trails: "trails",
         make: { Reverb(parameters: $0.parameters) })
 }
 
@@ -354,4 +356,5 @@ extension Parameter {
     public static let reverbSize = PedalKind.reverb.parameter("size")
     public static let reverbDamping = PedalKind.reverb.parameter("damping")
     public static let reverbMix = PedalKind.reverb.parameter("mix")
+    public static let reverbTrails = PedalKind.reverb.parameter("trails")
 }

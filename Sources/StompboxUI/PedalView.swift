@@ -65,7 +65,9 @@ final class PedalView {
             case .choice(let names):
                 addMenu(place, names)
             case .toggle:
-                addSwitch(place, ["off", "on"])
+                // The "on" button says what it turns on when that fits ("Trails"); its accessible
+                // name stays "<name> on".
+                addSwitch(place, ["off", "on"], labels: ["off", spec.shortName.count <= 6 ? spec.shortName : "on"])
             case .linear, .logarithmic:
                 let knob = Knob(parameter: place.parameter, store: store, diameter: place.diameter, width: place.width, ink: ink, zoom: zoom)
                 knob.onReadout = onReadout
@@ -161,12 +163,13 @@ final class PedalView {
     }
 
     /// A vertical switch with one position per choice (an on/off setting: off and on).
-    private func addSwitch(_ place: PedalLayout.Place, _ names: [String]) {
+    private func addSwitch(_ place: PedalLayout.Place, _ names: [String], labels: [String]? = nil) {
         let parameter = place.parameter
         let spec = parameter.spec
         var group: UnsafeMutablePointer<GtkRadioButton>?
         for (i, name) in names.enumerated() {
-            let button = gtk_radio_button_new_with_label_from_widget(group, PedalView.glyphs[name] ?? name)!
+            let label = labels?[i] ?? PedalView.glyphs[name] ?? name
+            let button = gtk_radio_button_new_with_label_from_widget(group, label)!
             if group == nil { group = cast(raw(button)) }
             gtk_toggle_button_set_mode(cast(raw(button)), 0)
             addClass(button, "shape-switch")

@@ -217,10 +217,12 @@ import StompboxTestSupport
                             Signal.sine(frequency: 440, seconds: 1.2, amplitude: 0.03)).map { $0 + $1 })
         let on = 19_200, off = 43_008 // multiples of the block size
         let fade = 480 // 10 ms
-        let y = render(chain(nil, off: kind), x, changes: [on: [(kind.enabledParameter, 1)], off: [(kind.enabledParameter, 0)]])
+        // (With its trails switch off: switched off with trails on, a delay or reverb rings out; `TrailsTests`.)
+        let trailsOff = kind.trailsParameter.map { [$0: Float(0)] } ?? [:]
+        let y = render(chain(nil, trailsOff, off: kind), x, changes: [on: [(kind.enabledParameter, 1)], off: [(kind.enabledParameter, 0)]])
         // From 10 ms after switching on, the output is the pedal's: what a chain that had it on
         // (and freshly cleared, as switching on clears it) makes of the same input.
-        let fresh = render(chain(kind), Array(x[on...]))
+        let fresh = render(chain(kind, trailsOff), Array(x[on...]))
         let onError = zip(y[(on + fade)..<off], fresh[fade..<(off - on)]).map { abs($0 - $1) }.max()!
         #expect(onError < 1e-5, "\(kind): \(onError) from the pedal's own output 10 ms after switching on")
         // From 10 ms after switching off, the output is the input, untouched.
