@@ -25,6 +25,9 @@ let package = Package(
         .systemLibrary(name: "CSamplerate", pkgConfig: "samplerate",
                        providers: [.apt(["libsamplerate0-dev"])]),
         // LV2 plugins: lilv finds them and reads their data; CLV2Host is the host side in C.
+        // FFTW (single precision): the cabinet's partitioned convolution.
+        .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f",
+                       providers: [.apt(["libfftw3-dev"])]),
         .systemLibrary(name: "CLilv", pkgConfig: "lilv-0",
                        providers: [.apt(["liblilv-dev"])]),
         .systemLibrary(name: "CGtk", pkgConfig: "gtk+-3.0",
@@ -43,7 +46,8 @@ let package = Package(
         // run the chain at the cost it has in the program (unoptimised, every pedal on costs
         // several times more per period than the product does, and the dropout comparisons
         // would measure the debug build).
-        .target(name: "StompboxDSP", swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+        // Pure Swift but for FFTW's transforms, which the cabinet's convolution runs on.
+        .target(name: "StompboxDSP", dependencies: ["CFFTW"], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "StompboxAudio", dependencies: [
             "StompboxDSP", "CSndfile", "CPulse", "CJack", "CSamplerate", "CAudioShim", "CLilv", "CLV2Host",
         ]),

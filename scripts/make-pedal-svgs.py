@@ -15,6 +15,7 @@ PEDALS = {
     # effect: (width, body colour, darker shade, text colour, accent, LED y, name y, switch y, subtitle)
     "gate":      (184, "#d04a7c", "#8a1f4b", "#fff0f6", "#ffb3d0", 156, 200, 272, "HUM SILENCER"),
     "overdrive": (184, "#f0b51c", "#b9800a", "#2a1d05", "#fff3c4", 156, 200, 272, "TUBE DRIVE"),
+    "cab":       (184, "#3a2f26", "#1c1510", "#efe1c4", "#c8a86a", 156, 200, 272, "IMPULSE RESPONSE"),
     "eq":        (264, "#d9dcdf", "#9da3a8", "#1d2328", "#ffffff", 208, 238, 290, "6-BAND GRAPHIC"),
     "flanger":   (184, "#7b3fa8", "#4b1f6d", "#f3e8ff", "#c9a6ee", 156, 200, 272, "JET FLANGER"),
     "tremolo":   (184, "#1f8f6a", "#0f5a41", "#eafff6", "#8fe3c4", 156, 200, 272, "OPTO TREMOLO"),
@@ -22,7 +23,7 @@ PEDALS = {
     "reverb":    (184, "#25292e", "#0d0f11", "#e9edf1", "#6c7a88", 156, 200, 272, "HALL REVERB"),
     "looper":    (184, "#c5302f", "#7d1616", "#fff0ee", "#ff9d93", 156, 200, 272, "PHRASE LOOP"),
 }
-NAMES = {"gate": "NOISE GATE", "overdrive": "OVERDRIVE", "eq": "EQUALIZER", "flanger": "FLANGER", "tremolo": "TREMOLO",
+NAMES = {"gate": "NOISE GATE", "overdrive": "OVERDRIVE", "cab": "CABINET", "eq": "EQUALIZER", "flanger": "FLANGER", "tremolo": "TREMOLO",
          "delay": "DELAY", "reverb": "REVERB", "looper": "LOOPER"}
 
 

@@ -80,7 +80,7 @@ public struct PedalKind: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The registry: every built-in pedal, in the order of a new board.
-    public static let builtIn: [PedalKind] = [.gate, .overdrive, .eq, .flanger, .tremolo, .delay, .reverb, .looper]
+    public static let builtIn: [PedalKind] = [.gate, .overdrive, .cab, .eq, .flanger, .tremolo, .delay, .reverb, .looper]
 
     /// The first seven, in their order: the board of a version-1 preset, which knew no others.
     public static let classic: [PedalKind] = [.overdrive, .eq, .flanger, .tremolo, .delay, .reverb, .looper]
@@ -273,13 +273,19 @@ public struct PedalFace: Sendable {
         /// A knob's diameter (a switch ignores it).
         public let diameter: Int
         public let width: Int
+        /// A choice shown as a drop-down menu even with few choices (long names).
+        public let menu: Bool
+        /// What a choice's menu shows for each choice (its names when nil).
+        public let labels: [String]?
 
-        public init(_ control: String, x: Int, y: Int, diameter: Int = 44, width: Int = 64) {
+        public init(_ control: String, x: Int, y: Int, diameter: Int = 44, width: Int = 64, menu: Bool = false, labels: [String]? = nil) {
             self.control = control
             self.x = x
             self.y = y
             self.diameter = diameter
             self.width = width
+            self.menu = menu
+            self.labels = labels
         }
     }
 

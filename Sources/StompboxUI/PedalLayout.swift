@@ -10,6 +10,8 @@ struct PedalLayout {
         let y: Int
         let diameter: Int
         let width: Int
+        var menu = false
+        var labels: [String]? = nil
     }
 
     static let height = PedalFace.height
@@ -28,7 +30,7 @@ struct PedalLayout {
             for parameter in kind.controls {
                 let key = String(parameter.id.dropFirst(kind.id.count + 1))
                 if let p = face.places.first(where: { $0.control == key }) {
-                    places.append(Place(parameter: parameter, x: p.x, y: p.y, diameter: p.diameter, width: p.width))
+                    places.append(Place(parameter: parameter, x: p.x, y: p.y, diameter: p.diameter, width: p.width, menu: p.menu, labels: p.labels))
                 } else {
                     unplaced.append(parameter)
                 }

@@ -60,7 +60,7 @@ final class PedalView {
         for place in layout.places {
             let spec = place.parameter.spec
             switch spec.scale {
-            case .choice(let names) where names.count <= 4:
+            case .choice(let names) where names.count <= 4 && !place.menu:
                 addSwitch(place, names)
             case .choice(let names):
                 addMenu(place, names)
@@ -189,7 +189,7 @@ final class PedalView {
     private func addMenu(_ place: PedalLayout.Place, _ names: [String]) {
         let parameter = place.parameter
         let combo = gtk_combo_box_text_new()!
-        for name in names { gtk_combo_box_text_append_text(cast(raw(combo)), name) }
+        for (i, name) in names.enumerated() { gtk_combo_box_text_append_text(cast(raw(combo)), place.labels?[i] ?? name) }
         size(combo, place.width, 26)
         setAccessible(combo, name: parameter.spec.name)
         gtk_widget_set_tooltip_text(combo, parameter.spec.name)

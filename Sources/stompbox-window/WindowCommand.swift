@@ -55,6 +55,8 @@ struct WindowCommand: ParsableCommand {
         }
         if let sink = environment["STOMPBOX_OUTPUT"], !sink.isEmpty { settings.output = sink }
         settings.demoFile = try? DataFiles.locate().data(DemoRiffFile.fileName).path
+        // The bundled cabinets (data/cabinets), read when the Cabinet is first prepared.
+        if let data = try? DataFiles.locate() { Cabinet.install(CabinetFiles(folder: data.data("cabinets"))) }
 
         let chain = Chain()
         let engine = LiveEngine(chain: chain, settings: settings)

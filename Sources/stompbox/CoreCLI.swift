@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import StompboxAudio
 import StompboxCore
+import StompboxDSP
 
 /// How the presets, store and licence commands talk to people: one clear line on stderr for
 /// an error (and a non-zero exit), notes on stderr so stdout stays clean for scripts.
@@ -21,4 +23,10 @@ enum CoreCLI {
         }
         return number - 1
     }
+}
+
+/// Tells the Cabinet where the bundled cabinets are (data/cabinets); they are read only when a
+/// cabinet is prepared. Without Stompbox's data folder the Cabinet passes its input through.
+func installCabinets() {
+    if let data = try? DataFiles.locate() { Cabinet.install(CabinetFiles(folder: data.data("cabinets"))) }
 }

@@ -49,6 +49,7 @@ struct RenderCommand: ParsableCommand {
     var publicKey: String?
 
     func run() throws {
+        installCabinets()
         do {
             let (gate, notes) = Store.currentGate(publicKeyFile: publicKey)
             let plan = try makePlan(gate: gate)

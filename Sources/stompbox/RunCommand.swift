@@ -141,6 +141,7 @@ struct RunCommand: ParsableCommand {
         settings.autoLatencyCapMs = maxLatencyMs
         settings.sampleRate = rate
         settings.demoFile = try? DataFiles.locate().data(DemoRiffFile.fileName).path
+        installCabinets()
 
         let engine = LiveEngine(chain: Chain(controls: controls, board: board), settings: settings)
 

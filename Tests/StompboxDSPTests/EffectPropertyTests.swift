@@ -16,6 +16,7 @@ import StompboxTestSupport
     /// nothing is ramping or crossfading when it starts. A plugin pedal (`on` it, or `off` it,
     /// for switching it later) stands after the built-in ones.
     func chain(_ kind: PedalKind?, _ settings: [Parameter: Float] = [:], off: PedalKind? = nil) -> Chain {
+        TestCabinets.install()
         let plugins = [kind, off].compactMap { $0 }.filter { $0.plugin != nil }
         let c = Chain(controls: EngineControls(), board: PedalKind.builtIn + plugins)
         for plugin in plugins { c.parameters.set(plugin.enabledParameter, 0) }

@@ -82,11 +82,12 @@ struct BoardWindowTests {
         let without = moved.filter { $0 != "reverb" }
         #expect(waitUntil(seconds: 5) { Self.shownPedals(session) == without }, "shown: \(Self.shownPedals(session))")
 
-        // Add pedal… lists what is off the board in the registry's order (the Noise Gate, which
-        // the classic factory board leaves off, then the Reverb); it goes on at the end.
-        #expect(waitUntil(seconds: 5) { Self.addable(session) == ["gate", "reverb"] }, "Add pedal… offers \(Self.addable(session))")
+        // Add pedal… lists what is off the board in the registry's order (the Noise Gate and the
+        // Cabinet, which the classic factory board leaves off, then the Reverb); it goes on at the end.
+        #expect(waitUntil(seconds: 5) { Self.addable(session) == ["gate", "cab", "reverb"] }, "Add pedal… offers \(Self.addable(session))")
         try session.click("add_pedal")
         Thread.sleep(forTimeInterval: 0.6)
+        try session.xdotool("key", "Down")
         try session.xdotool("key", "Down")
         try session.xdotool("key", "Down")
         try session.xdotool("key", "Return")

@@ -20,10 +20,11 @@ struct PedalboardWindowTests {
         let colours = Int(try shell(["identify", "-format", "%k", shot]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         #expect(colours > 2000, "screenshot \(shot) looks blank (\(colours) colours)")
 
-        // A point on each enclosure between the LED and the name, left of centre.
+        // A point on each enclosure left of the name, below the LED (and below the Delay's and
+        // the Reverb's Trails switch).
         func body(_ pedal: String) throws -> (Int, Int) {
             let origin = try session.point(pedal, "origin")
-            return (origin.x + 24, origin.y + 176)
+            return (origin.x + 24, origin.y + 200)
         }
         let pedals = ["overdrive", "eq", "flanger", "tremolo", "delay", "reverb", "looper"]
         let samples = try pixels(in: shot, at: try pedals.map(body))

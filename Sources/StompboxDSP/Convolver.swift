@@ -1,0 +1,316 @@
+import CFFTW
+import Foundation
+import Synchronization
+
+/// An impulse response made ready for `Convolver`: its first `partition` taps for the direct
+/// (time-domain) head, and the spectra of the following partitions of `partition` taps each.
+/// Built off the audio thread (FFTs); immutable afterwards, read by the audio thread.
+public final class ConvolutionKernel: @unchecked Sendable {
+    /// Taps per partition (the head's length and the FFT block: the transform is twice this).
+    public let partition: Int
+    /// How many taps the impulse response has (after trimming nothing).
+    public let length: Int
+    /// The head's taps, reversed (`head[P − 1 − m] = h[m]`), so each output is one dot product.
+    let head: UnsafeMutablePointer<Float>
+    /// Partitions 1…count of the tail: `bins` real parts then `bins` imaginary parts each, scaled
+    /// by 1/(2P) so the inverse transform needs no scaling.
+    let spectra: UnsafeMutablePointer<Float>
+    let tailPartitions: Int
+    var bins: Int { partition + 1 }
+
+    /// `taps`: the impulse response at the session's rate (not empty).
+    public init(taps: [Float], partition: Int = Convolver.defaultPartition) {
+        precondition(partition >= 16 && partition & (partition - 1) == 0, "a partition is a power of two")
+        self.partition = partition
+        length = max(1, taps.count)
+        head = .allocate(capacity: partition)
+        head.initialize(repeating: 0, count: partition)
+        for m in 0..<min(partition, taps.count) { head[partition - 1 - m] = taps[m] }
+        tailPartitions = max(0, (taps.count - 1) / partition)
+        let bins = partition + 1
+        spectra = .allocate(capacity: max(1, tailPartitions * 2 * bins))
+        spectra.initialize(repeating: 0, count: max(1, tailPartitions * 2 * bins))
+        guard tailPartitions > 0 else { return }
+        let fft = FFTPair(size: 2 * partition)
+        defer { fft.free() }
+        let scale = 1 / Float(2 * partition)
+        for k in 1...tailPartitions {
+            fft.real.update(repeating: 0, count: 2 * partition)
+            let start = k * partition
+            for m in 0..<min(partition, taps.count - start) { fft.real[m] = taps[start + m] * scale }
+            fft.forward()
+            let re = spectra + (k - 1) * 2 * bins, im = re + bins
+            for b in 0..<bins {
+                re[b] = fft.complex[2 * b]
+                im[b] = fft.complex[2 * b + 1]
+            }
+        }
+    }
+
+    deinit {
+        head.deallocate()
+        spectra.deallocate()
+    }
+}
+
+/// FFTW's plans are made by one thread at a time (its planner is not thread-safe); executing
+/// them (the new-array calls) is safe from any thread.
+private let planner = Mutex(())
+
+/// A real forward and inverse transform of one size with their own (SIMD-aligned) buffers.
+struct FFTPair {
+    let size: Int
+    let real: UnsafeMutablePointer<Float>
+    /// `size/2 + 1` interleaved complex values (as FFTW has them, and as floats).
+    let spectrum: UnsafeMutablePointer<fftwf_complex>
+    let complex: UnsafeMutablePointer<Float>
+    let forwardPlan: fftwf_plan
+    let inversePlan: fftwf_plan
+
+    init(size: Int) {
+        self.size = size
+        real = fftwf_alloc_real(size)!
+        spectrum = fftwf_alloc_complex(size / 2 + 1)!
+        complex = UnsafeMutableRawPointer(spectrum).assumingMemoryBound(to: Float.self)
+        real.initialize(repeating: 0, count: size)
+        complex.initialize(repeating: 0, count: size + 2)
+        let (f, i) = planner.withLock { [real, spectrum] _ in
+            (fftwf_plan_dft_r2c_1d(Int32(size), real, spectrum, UInt32(FFTW_ESTIMATE))!,
+             fftwf_plan_dft_c2r_1d(Int32(size), spectrum, real, UInt32(FFTW_ESTIMATE))!)
+        }
+        forwardPlan = f
+        inversePlan = i
+    }
+
+    /// `real` → `complex`. Any thread.
+    @inline(__always) func forward() { fftwf_execute_dft_r2c(forwardPlan, real, spectrum) }
+    /// `complex` → `real` (unscaled: FFTW's inverse multiplies by `size`). Any thread; it
+    /// overwrites `complex`.
+    @inline(__always) func inverse() { fftwf_execute_dft_c2r(inversePlan, spectrum, real) }
+
+    func free() {
+        planner.withLock { _ in
+            fftwf_destroy_plan(forwardPlan)
+            fftwf_destroy_plan(inversePlan)
+        }
+        fftwf_free(real)
+        fftwf_free(spectrum)
+    }
+}
+
+/// Convolution with an impulse response by uniformly partitioned FFT (overlap-save, a
+/// frequency-domain delay line of the input's spectra), with no added latency: the first
+/// partition is applied directly in the time domain, sample by sample, and the rest (whose
+/// delay is at least one partition) is computed once per partition from the input blocks
+/// already complete, then added to the next partition of output.
+///
+/// Two kernels can be applied at once: while the impulse response changes, the old and the new
+/// one run from the same input history and their outputs are crossfaded (no restart).
+///
+/// Threads: `init` off the audio thread (allocates, plans FFTs); `process` and `reset` on it,
+/// allocation- and lock-free.
+public final class Convolver {
+    public static let defaultPartition = 128
+    public let partition: Int
+    /// The longest tail (in partitions) a kernel may have here.
+    public let capacity: Int
+    private let fft: FFTPair
+    private var bins: Int { partition + 1 }
+    /// The input's last `partition − 1` samples, then the block being filled (for the head).
+    private let history: UnsafeMutablePointer<Float>
+    /// How many samples of the current block have arrived.
+    private var filled = 0
+    /// The spectra of the last `capacity` overlapping input frames (2P samples: the block before
+    /// and the block), split real/imaginary, newest at `newest`.
+    private let frames: UnsafeMutablePointer<Float>
+    private var newest = 0
+    /// The previous complete block, the first half of the next frame.
+    private let previous: UnsafeMutablePointer<Float>
+    /// Two slots, each the tail's output for the current block of the kernel that owns it (its
+    /// address: kernels live as long as the effect that uses this convolver).
+    private let tails: UnsafeMutablePointer<Float>
+    private var owners: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) = (nil, nil)
+    private let accumulator: UnsafeMutablePointer<Float>
+
+    public init(partition: Int = Convolver.defaultPartition, longestKernel taps: Int) {
+        self.partition = partition
+        capacity = max(1, (max(1, taps) - 1) / partition)
+        fft = FFTPair(size: 2 * partition)
+        history = .allocate(capacity: 2 * partition)
+        history.initialize(repeating: 0, count: 2 * partition)
+        let bins = partition + 1
+        frames = .allocate(capacity: capacity * 2 * bins)
+        frames.initialize(repeating: 0, count: capacity * 2 * bins)
+        previous = .allocate(capacity: partition)
+        previous.initialize(repeating: 0, count: partition)
+        tails = .allocate(capacity: 2 * partition)
+        tails.initialize(repeating: 0, count: 2 * partition)
+        accumulator = .allocate(capacity: 2 * bins)
+        accumulator.initialize(repeating: 0, count: 2 * bins)
+    }
+
+    deinit {
+        fft.free()
+        history.deallocate()
+        frames.deallocate()
+        previous.deallocate()
+        tails.deallocate()
+        accumulator.deallocate()
+    }
+
+    /// Whether `kernel` fits (its partition and its length).
+    public func accepts(_ kernel: ConvolutionKernel) -> Bool {
+        kernel.partition == partition && kernel.tailPartitions <= capacity
+    }
+
+    /// Forgets the input. Audio thread safe.
+    public func reset() {
+        history.update(repeating: 0, count: 2 * partition)
+        frames.update(repeating: 0, count: capacity * 2 * bins)
+        previous.update(repeating: 0, count: partition)
+        tails.update(repeating: 0, count: 2 * partition)
+        owners = (nil, nil)
+        filled = 0
+        newest = 0
+    }
+
+    /// The slot holding `kernel`'s tail for the current block; computed now from the input
+    /// already complete if no slot has it (a kernel just switched to), taking the slot that
+    /// `other` does not hold.
+    private func slot(for kernel: ConvolutionKernel, keeping other: ConvolutionKernel?) -> UnsafeMutablePointer<Float> {
+        let me = Unmanaged.passUnretained(kernel).toOpaque()
+        if owners.0 == me { return tails }
+        if owners.1 == me { return tails + partition }
+        let keep = other.map { Unmanaged.passUnretained($0).toOpaque() }
+        let second = keep != nil && owners.0 == keep
+        let slot = second ? tails + partition : tails
+        tail(of: kernel, into: slot)
+        if second { owners.1 = me } else { owners.0 = me }
+        return slot
+    }
+
+    /// Convolves `input` (n samples) with `first` into `out`, and with `second` into `out2` when
+    /// given (both from the same input). `out` may be `input`. Audio thread.
+    public func process(_ input: UnsafePointer<Float>, count n: Int, first: ConvolutionKernel, into out: UnsafeMutablePointer<Float>,
+                        second: ConvolutionKernel? = nil, into out2: UnsafeMutablePointer<Float>? = nil) {
+        let p = partition
+        let firstTail = slot(for: first, keeping: second)
+        let secondTail = second.map { slot(for: $0, keeping: first) }
+        var done = 0
+        while done < n {
+            let m = min(n - done, p - filled)
+            // The block being filled sits after the last P − 1 samples of input.
+            let block = history + (p - 1)
+            block.advanced(by: filled).update(from: input + done, count: m)
+            for i in 0..<m {
+                let t = filled + i
+                let y1 = Convolver.dot(history + t, first.head, p) + firstTail[t]
+                if let second, let out2, let secondTail {
+                    out2[done + i] = Convolver.dot(history + t, second.head, p) + secondTail[t]
+                }
+                out[done + i] = y1
+            }
+            filled += m
+            done += m
+            if filled == p { completeBlock(first, into: firstTail, second, into: secondTail) }
+        }
+    }
+
+    /// Σ_{m<P} reversedHead[m] · x[m]: the head's output for the sample at x + P − 1.
+    @inline(__always)
+    private static func dot(_ x: UnsafePointer<Float>, _ reversedHead: UnsafePointer<Float>, _ count: Int) -> Float {
+        var sum = SIMD8<Float>()
+        var m = 0
+        while m + 8 <= count {
+            let a = UnsafeRawPointer(x + m).loadUnaligned(as: SIMD8<Float>.self)
+            let b = UnsafeRawPointer(reversedHead + m).loadUnaligned(as: SIMD8<Float>.self)
+            sum.addProduct(a, b)
+            m += 8
+        }
+        var rest: Float = 0
+        while m < count { rest += x[m] * reversedHead[m]; m += 1 }
+        return sum.sum() + rest
+    }
+
+    /// A block of P is complete: its frame's spectrum joins the delay line, the tails of the
+    /// next block are computed, and the head's history moves on.
+    private func completeBlock(_ first: ConvolutionKernel, into firstTail: UnsafeMutablePointer<Float>,
+                               _ second: ConvolutionKernel?, into secondTail: UnsafeMutablePointer<Float>?) {
+        let p = partition, bins = self.bins
+        let block = history + (p - 1)
+        // Frame = [previous block, this block].
+        fft.real.update(from: previous, count: p)
+        (fft.real + p).update(from: block, count: p)
+        previous.update(from: block, count: p)
+        fft.forward()
+        newest = (newest + 1) % capacity
+        let re = frames + newest * 2 * bins, im = re + bins
+        for b in 0..<bins {
+            re[b] = fft.complex[2 * b]
+            im[b] = fft.complex[2 * b + 1]
+        }
+        tail(of: first, into: firstTail)
+        if let second, let secondTail { tail(of: second, into: secondTail) }
+        // A slot not computed for this block is stale.
+        let keep = (Unmanaged.passUnretained(first).toOpaque(), second.map { Unmanaged.passUnretained($0).toOpaque() })
+        if owners.0 != keep.0 && owners.0 != keep.1 { owners.0 = nil }
+        if owners.1 != keep.0 && owners.1 != keep.1 { owners.1 = nil }
+        // Keep the last P − 1 samples for the head.
+        history.update(from: history + p, count: p - 1)
+        filled = 0
+    }
+
+    /// The next block's share of partitions 1…K: Σ_k frame(newest − k + 1) · H_k, inverted; the
+    /// last P samples of the inverse are the block's.
+    private func tail(of kernel: ConvolutionKernel, into out: UnsafeMutablePointer<Float>) {
+        let p = partition, bins = self.bins
+        let count = min(kernel.tailPartitions, capacity)
+        guard count > 0 else {
+            out.update(repeating: 0, count: p)
+            return
+        }
+        let accRe = accumulator, accIm = accumulator + bins
+        accRe.update(repeating: 0, count: 2 * bins)
+        for k in 1...count {
+            // Partition k applies to the frame k − 1 blocks before the newest.
+            let slot = (newest - (k - 1) + capacity) % capacity
+            let xr = frames + slot * 2 * bins, xi = xr + bins
+            let hr = kernel.spectra + (k - 1) * 2 * bins, hi = hr + bins
+            Convolver.multiplyAdd(xr, xi, hr, hi, accRe, accIm, bins)
+        }
+        for b in 0..<bins {
+            fft.complex[2 * b] = accRe[b]
+            fft.complex[2 * b + 1] = accIm[b]
+        }
+        fft.inverse()
+        out.update(from: fft.real + p, count: p)
+    }
+
+    /// acc += x · h (complex, split), eight bins at a time.
+    @inline(__always)
+    private static func multiplyAdd(_ xr: UnsafePointer<Float>, _ xi: UnsafePointer<Float>,
+                                    _ hr: UnsafePointer<Float>, _ hi: UnsafePointer<Float>,
+                                    _ ar: UnsafeMutablePointer<Float>, _ ai: UnsafeMutablePointer<Float>, _ n: Int) {
+        var b = 0
+        while b + 8 <= n {
+            let a = UnsafeRawPointer(xr + b).loadUnaligned(as: SIMD8<Float>.self)
+            let c = UnsafeRawPointer(xi + b).loadUnaligned(as: SIMD8<Float>.self)
+            let d = UnsafeRawPointer(hr + b).loadUnaligned(as: SIMD8<Float>.self)
+            let e = UnsafeRawPointer(hi + b).loadUnaligned(as: SIMD8<Float>.self)
+            var r = UnsafeRawPointer(ar + b).loadUnaligned(as: SIMD8<Float>.self)
+            var i = UnsafeRawPointer(ai + b).loadUnaligned(as: SIMD8<Float>.self)
+            r.addProduct(a, d)
+            r.addProduct(-c, e)
+            i.addProduct(a, e)
+            i.addProduct(c, d)
+            UnsafeMutableRawPointer(ar + b).storeBytes(of: r, as: SIMD8<Float>.self)
+            UnsafeMutableRawPointer(ai + b).storeBytes(of: i, as: SIMD8<Float>.self)
+            b += 8
+        }
+        while b < n {
+            ar[b] += xr[b] * hr[b] - xi[b] * hi[b]
+            ai[b] += xr[b] * hi[b] + xi[b] * hr[b]
+            b += 1
+        }
+    }
+}

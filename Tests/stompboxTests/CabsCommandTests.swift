@@ -1,0 +1,40 @@
+import Foundation
+import StompboxAudio
+import StompboxDSP
+import StompboxTestSupport
+import Testing
+
+/// `stompbox cabs`, and a render through a bundled cabinet, end to end.
+@Suite struct CabsCommandTests {
+    @Test func listsTheBundledCabinets() throws {
+        let json = try expectSuccess(["cabs", "--json"])
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        #expect(entries.compactMap { $0["id"] as? String } == Cabinet.bundled)
+        #expect(entries.filter { $0["isDefault"] as? Bool == true }.count == 1)
+        for entry in entries {
+            #expect((entry["frames"] as? Int ?? 0) >= 2_048 && entry["sampleRate"] as? Int == 48_000 && entry["name"] is String)
+        }
+        let text = try expectSuccess(["cabs"])
+        for id in Cabinet.bundled { #expect(text.stdout.contains(id)) }
+    }
+
+    /// An impulse rendered through `--set cab.ir=…` is that cabinet's impulse response.
+    @Test func aRenderThroughACabinetAppliesItsResponse() throws {
+        let folder = TemporaryFolder()
+        var x = [Float](repeating: 0, count: 9_600)
+        x[0] = 0.5
+        try AudioFile.write(AudioBuffer(samples: x, sampleRate: 48_000, channels: 1), to: folder.file("in.wav"))
+        let id = Cabinet.bundled[2]
+        _ = try expectSuccess(["render", folder.file("in.wav"), folder.file("out.wav"), "--chain", "cab",
+                               "--set", "cab.enabled=on", "--set", "cab.ir=\(id)", "--tail", "0"])
+        let y = try AudioFile.read(folder.file("out.wav")).samples
+        let ir = try TestCabinets.files.impulseResponse(cabinet: id, sampleRate: 48_000).channels[0]
+        // 24-bit PCM out: equal to its resolution.
+        let worst = (0..<ir.count).map { abs(y[$0] - 0.5 * ir[$0]) }.max()!
+        #expect(worst < 1e-6, "\(worst)")
+        // A name that is not a cabinet is one clear error naming the choices.
+        let bad = try runStompbox(["render", folder.file("in.wav"), folder.file("bad.wav"), "--chain", "cab", "--set", "cab.ir=marshall"])
+        #expect(bad.status != 0 && bad.stderr.contains("cab.ir") && bad.stderr.contains(Cabinet.bundled[0]), "\(bad.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("bad.wav")))
+    }
+}
