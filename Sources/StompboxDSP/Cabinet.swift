@@ -60,8 +60,11 @@ public final class Cabinet: AudioEffect {
     let parameters: ParameterStore
     private var sampleRate: Double = 48_000
     private var convolver: Convolver?
-    /// One kernel per bundled cabinet (nil where it could not be read).
+    private var convolverRef: Unmanaged<Convolver>?
+    /// One kernel per bundled cabinet (nil where it could not be read), and the same unretained
+    /// for the audio thread (no reference counting there).
     private var kernels: [ConvolutionKernel?] = []
+    private var kernelRefs = UnsafeMutablePointer<Unmanaged<ConvolutionKernel>?>.allocate(capacity: Cabinet.bundled.count)
     /// Why a cabinet could not be read (for messages), by id.
     public private(set) var problems: [String: String] = [:]
     private var current = 0
@@ -76,7 +79,10 @@ public final class Cabinet: AudioEffect {
         self.parameters = parameters
     }
 
-    deinit { scratch.deallocate() }
+    deinit {
+        scratch.deallocate()
+        kernelRefs.deallocate()
+    }
 
     public func prepare(sampleRate: Double, maximumBlockSize: Int) {
         self.sampleRate = sampleRate
@@ -101,8 +107,11 @@ public final class Cabinet: AudioEffect {
             }
         }
         let longestKernel = taps.compactMap { $0?.count }.max() ?? 1
-        convolver = Convolver(longestKernel: longestKernel)
+        let made = Convolver(longestKernel: longestKernel)
+        convolver = made
+        convolverRef = Unmanaged.passUnretained(made)
         kernels = taps.map { $0.map { ConvolutionKernel(taps: $0) } }
+        for (i, kernel) in kernels.enumerated() { kernelRefs[i] = kernel.map { Unmanaged.passUnretained($0) } }
         reset()
     }
 
@@ -129,7 +138,7 @@ public final class Cabinet: AudioEffect {
     private func choice() -> Int { min(max(Int(parameters.load(.cabImpulse).rounded()), 0), Cabinet.bundled.count - 1) }
 
     public func process(_ block: UnsafeMutableBufferPointer<Float>) {
-        guard let x = block.baseAddress, let convolver, !kernels.isEmpty else { return }
+        guard let x = block.baseAddress, let convolverRef else { return }
         let n = block.count
         for i in 0..<n where !x[i].isFinite { x[i] = 0 }
         level.setTarget(decibelsToGain(parameters.load(.cabLevel)))
@@ -138,9 +147,16 @@ public final class Cabinet: AudioEffect {
             next = wanted
             fadePosition = 0
         }
-        if fadePosition < fadeLength, let from = kernels[current], let to = kernels[next] {
+        if fadePosition < fadeLength, let from = kernelRefs[current], let to = kernelRefs[next] {
             // Both cabinets from the same input; the output glides from one to the other.
-            convolver.process(x, count: n, first: from, into: x, second: to, into: scratch)
+            let scratch = self.scratch
+            convolverRef._withUnsafeGuaranteedRef { convolver in
+                from._withUnsafeGuaranteedRef { from in
+                    to._withUnsafeGuaranteedRef { to in
+                        convolver.process(x, count: n, first: from, into: x, second: to, into: scratch)
+                    }
+                }
+            }
             for i in 0..<n {
                 let g = min(Float(fadePosition + i) / Float(fadeLength), 1)
                 x[i] += g * (scratch[i] - x[i])
@@ -150,7 +166,11 @@ public final class Cabinet: AudioEffect {
         } else {
             if fadePosition < fadeLength { current = next; fadePosition = fadeLength }
             // A cabinet that could not be read passes the signal through.
-            if let kernel = kernels[current] { convolver.process(x, count: n, first: kernel, into: x) }
+            if let kernel = kernelRefs[current] {
+                convolverRef._withUnsafeGuaranteedRef { convolver in
+                    kernel._withUnsafeGuaranteedRef { convolver.process(x, count: n, first: $0, into: x) }
+                }
+            }
         }
         var level = self.level
         if level.isRamping {

@@ -177,11 +177,11 @@ public final class Convolver {
     /// The slot holding `kernel`'s tail for the current block; computed now from the input
     /// already complete if no slot has it (a kernel just switched to), taking the slot that
     /// `other` does not hold.
-    private func slot(for kernel: ConvolutionKernel, keeping other: ConvolutionKernel?) -> UnsafeMutablePointer<Float> {
+    private func slot(for kernel: ConvolutionKernel, keeping other: ConvolutionKernel, _ keepOther: Bool) -> UnsafeMutablePointer<Float> {
         let me = Unmanaged.passUnretained(kernel).toOpaque()
         if owners.0 == me { return tails }
         if owners.1 == me { return tails + partition }
-        let keep = other.map { Unmanaged.passUnretained($0).toOpaque() }
+        let keep: UnsafeMutableRawPointer? = keepOther ? Unmanaged.passUnretained(other).toOpaque() : nil
         let second = keep != nil && owners.0 == keep
         let slot = second ? tails + partition : tails
         tail(of: kernel, into: slot)
@@ -189,30 +189,60 @@ public final class Convolver {
         return slot
     }
 
-    /// Convolves `input` (n samples) with `first` into `out`, and with `second` into `out2` when
-    /// given (both from the same input). `out` may be `input`. Audio thread.
+    /// Convolves `input` (n samples) with `kernel` into `out` (which may be `input`). Audio thread.
+    public func process(_ input: UnsafePointer<Float>, count n: Int, first kernel: ConvolutionKernel, into out: UnsafeMutablePointer<Float>) {
+        run(input, n, kernel, out, kernel, out, both: false)
+    }
+
+    /// Convolves `input` with `first` into `out` and with `second` into `out2`, from the same
+    /// input (a change of kernel being crossfaded). `out` may be `input`. Audio thread.
     public func process(_ input: UnsafePointer<Float>, count n: Int, first: ConvolutionKernel, into out: UnsafeMutablePointer<Float>,
-                        second: ConvolutionKernel? = nil, into out2: UnsafeMutablePointer<Float>? = nil) {
+                        second: ConvolutionKernel, into out2: UnsafeMutablePointer<Float>) {
+        run(input, n, first, out, second, out2, both: true)
+    }
+
+    /// (Kernels as plain, non-optional arguments: nothing is retained on the audio thread.)
+    @inline(__always)
+    private func run(_ input: UnsafePointer<Float>, _ n: Int, _ first: ConvolutionKernel, _ out: UnsafeMutablePointer<Float>,
+                     _ second: ConvolutionKernel, _ out2: UnsafeMutablePointer<Float>, both: Bool) {
         let p = partition
-        let firstTail = slot(for: first, keeping: second)
-        let secondTail = second.map { slot(for: $0, keeping: first) }
+        let firstTail = slot(for: first, keeping: second, both)
+        let secondTail = both ? slot(for: second, keeping: first, true) : firstTail
         var done = 0
         while done < n {
             let m = min(n - done, p - filled)
             // The block being filled sits after the last P − 1 samples of input.
             let block = history + (p - 1)
             block.advanced(by: filled).update(from: input + done, count: m)
-            for i in 0..<m {
-                let t = filled + i
-                let y1 = Convolver.dot(history + t, first.head, p) + firstTail[t]
-                if let second, let out2, let secondTail {
-                    out2[done + i] = Convolver.dot(history + t, second.head, p) + secondTail[t]
-                }
-                out[done + i] = y1
+            Convolver.head(history + filled, first.head, p, count: m, plus: firstTail + filled, into: out + done)
+            if both {
+                Convolver.head(history + filled, second.head, p, count: m, plus: secondTail + filled, into: out2 + done)
             }
             filled += m
             done += m
-            if filled == p { completeBlock(first, into: firstTail, second, into: secondTail) }
+            if filled == p { completeBlock(first, into: firstTail, second, into: secondTail, both: both) }
+        }
+    }
+
+    /// `count` outputs of the head (plus the tail's share): output i is Σ_j reversedHead[j]·x[i + j].
+    /// Eight outputs at a time, each tap multiplying eight consecutive inputs: no horizontal
+    /// sums. `out` may overlap the input it was copied from, not `x`.
+    @inline(__always)
+    private static func head(_ x: UnsafePointer<Float>, _ reversedHead: UnsafePointer<Float>, _ taps: Int, count: Int,
+                             plus tail: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>) {
+        var i = 0
+        while i + 8 <= count {
+            var sum = UnsafeRawPointer(tail + i).loadUnaligned(as: SIMD8<Float>.self)
+            let base = x + i
+            for j in 0..<taps {
+                sum += SIMD8(repeating: reversedHead[j]) * UnsafeRawPointer(base + j).loadUnaligned(as: SIMD8<Float>.self)
+            }
+            UnsafeMutableRawPointer(out + i).storeBytes(of: sum, as: SIMD8<Float>.self)
+            i += 8
+        }
+        while i < count {
+            out[i] = dot(x + i, reversedHead, taps) + tail[i]
+            i += 1
         }
     }
 
@@ -224,7 +254,7 @@ public final class Convolver {
         while m + 8 <= count {
             let a = UnsafeRawPointer(x + m).loadUnaligned(as: SIMD8<Float>.self)
             let b = UnsafeRawPointer(reversedHead + m).loadUnaligned(as: SIMD8<Float>.self)
-            sum.addProduct(a, b)
+            sum += a * b
             m += 8
         }
         var rest: Float = 0
@@ -235,7 +265,7 @@ public final class Convolver {
     /// A block of P is complete: its frame's spectrum joins the delay line, the tails of the
     /// next block are computed, and the head's history moves on.
     private func completeBlock(_ first: ConvolutionKernel, into firstTail: UnsafeMutablePointer<Float>,
-                               _ second: ConvolutionKernel?, into secondTail: UnsafeMutablePointer<Float>?) {
+                               _ second: ConvolutionKernel, into secondTail: UnsafeMutablePointer<Float>, both: Bool) {
         let p = partition, bins = self.bins
         let block = history + (p - 1)
         // Frame = [previous block, this block].
@@ -250,9 +280,10 @@ public final class Convolver {
             im[b] = fft.complex[2 * b + 1]
         }
         tail(of: first, into: firstTail)
-        if let second, let secondTail { tail(of: second, into: secondTail) }
+        if both { tail(of: second, into: secondTail) }
         // A slot not computed for this block is stale.
-        let keep = (Unmanaged.passUnretained(first).toOpaque(), second.map { Unmanaged.passUnretained($0).toOpaque() })
+        let keep: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) = (Unmanaged.passUnretained(first).toOpaque(),
+                                                                          both ? Unmanaged.passUnretained(second).toOpaque() : nil)
         if owners.0 != keep.0 && owners.0 != keep.1 { owners.0 = nil }
         if owners.1 != keep.0 && owners.1 != keep.1 { owners.1 = nil }
         // Keep the last P − 1 samples for the head.
@@ -299,10 +330,10 @@ public final class Convolver {
             let e = UnsafeRawPointer(hi + b).loadUnaligned(as: SIMD8<Float>.self)
             var r = UnsafeRawPointer(ar + b).loadUnaligned(as: SIMD8<Float>.self)
             var i = UnsafeRawPointer(ai + b).loadUnaligned(as: SIMD8<Float>.self)
-            r.addProduct(a, d)
-            r.addProduct(-c, e)
-            i.addProduct(a, e)
-            i.addProduct(c, d)
+            // Multiply and add apart: a fused multiply-add is a library call per lane on the
+            // baseline x86-64 this is built for.
+            r += a * d - c * e
+            i += a * e + c * d
             UnsafeMutableRawPointer(ar + b).storeBytes(of: r, as: SIMD8<Float>.self)
             UnsafeMutableRawPointer(ai + b).storeBytes(of: i, as: SIMD8<Float>.self)
             b += 8
