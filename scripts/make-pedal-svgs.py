@@ -15,6 +15,7 @@ PEDALS = {
     # effect: (width, body colour, darker shade, text colour, accent, LED y, name y, switch y, subtitle)
     "gate":      (184, "#d04a7c", "#8a1f4b", "#fff0f6", "#ffb3d0", 156, 200, 272, "HUM SILENCER"),
     "overdrive": (184, "#f0b51c", "#b9800a", "#2a1d05", "#fff3c4", 156, 200, 272, "TUBE DRIVE"),
+    "amp":       (264, "#1e1b18", "#070605", "#e8c773", "#c9a14a", 186, 226, 290, "TUBE PREAMP"),
     "cab":       (184, "#3a2f26", "#1c1510", "#efe1c4", "#c8a86a", 156, 200, 272, "IMPULSE RESPONSE"),
     "eq":        (264, "#d9dcdf", "#9da3a8", "#1d2328", "#ffffff", 208, 238, 290, "6-BAND GRAPHIC"),
     "flanger":   (184, "#7b3fa8", "#4b1f6d", "#f3e8ff", "#c9a6ee", 156, 200, 272, "JET FLANGER"),
@@ -23,7 +24,7 @@ PEDALS = {
     "reverb":    (184, "#25292e", "#0d0f11", "#e9edf1", "#6c7a88", 156, 200, 272, "HALL REVERB"),
     "looper":    (184, "#c5302f", "#7d1616", "#fff0ee", "#ff9d93", 156, 200, 272, "PHRASE LOOP"),
 }
-NAMES = {"gate": "NOISE GATE", "overdrive": "OVERDRIVE", "cab": "CABINET", "eq": "EQUALIZER", "flanger": "FLANGER", "tremolo": "TREMOLO",
+NAMES = {"gate": "NOISE GATE", "overdrive": "OVERDRIVE", "amp": "AMP", "cab": "CABINET", "eq": "EQUALIZER", "flanger": "FLANGER", "tremolo": "TREMOLO",
          "delay": "DELAY", "reverb": "REVERB", "looper": "LOOPER"}
 
 
@@ -47,6 +48,11 @@ def pedal(effect, width, body, dark, text, accent, led_y, name_y, switch_y, subt
         eq_screen = f'''  <rect x="12" y="12" width="{w-24}" height="74" rx="6" fill="#0d1a14" stroke="#6d7479" stroke-width="2"/>
   <rect x="12" y="12" width="{w-24}" height="74" rx="6" fill="url(#glass)"/>
   <rect x="10" y="86" width="{w-20}" height="112" rx="6" fill="{dark}" opacity="0.25"/>'''
+    amp_panel = ""
+    if effect == "amp":
+        # Gold piping around the control panel, as on an amp's face plate.
+        amp_panel = f'''  <rect x="10" y="6" width="{w-20}" height="168" rx="8" fill="{dark}" opacity="0.55"/>
+  <rect x="10" y="6" width="{w-20}" height="168" rx="8" fill="none" stroke="{accent}" stroke-width="1.5" opacity="0.85"/>'''
     looper_bar = ""
     if effect == "looper":
         looper_bar = f'''  <rect x="18" y="96" width="{w-36}" height="16" rx="4" fill="#1b0707" stroke="{accent}" stroke-width="1" opacity="0.9"/>'''
@@ -105,7 +111,7 @@ def pedal(effect, width, body, dark, text, accent, led_y, name_y, switch_y, subt
   <rect x="5.5" y="1.5" width="{w-11}" height="{h-11}" rx="12.5" fill="none" stroke="url(#bevel)" stroke-width="3"/>
   <path d="M 12 {switch_y-46} H {w-12}" stroke="{dark}" stroke-width="1.5" opacity="0.6"/>
   <path d="M 12 {switch_y-45} H {w-12}" stroke="#ffffff" stroke-width="1" opacity="0.25"/>
-{eq_screen}
+{eq_screen}{amp_panel}
 {looper_bar}
   <!-- LED bezel (the light is drawn by the window) -->
   <circle cx="{cx}" cy="{led_y}" r="8.5" fill="url(#chrome)"/>

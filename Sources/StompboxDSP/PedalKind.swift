@@ -80,7 +80,7 @@ public struct PedalKind: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The registry: every built-in pedal, in the order of a new board.
-    public static let builtIn: [PedalKind] = [.gate, .overdrive, .cab, .eq, .flanger, .tremolo, .delay, .reverb, .looper]
+    public static let builtIn: [PedalKind] = [.gate, .overdrive, .amp, .cab, .eq, .flanger, .tremolo, .delay, .reverb, .looper]
 
     /// The first seven, in their order: the board of a version-1 preset, which knew no others.
     public static let classic: [PedalKind] = [.overdrive, .eq, .flanger, .tremolo, .delay, .reverb, .looper]

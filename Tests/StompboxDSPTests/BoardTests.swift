@@ -119,7 +119,7 @@ import StompboxTestSupport
             try PedalKind.check(.reverbMix, on: [.overdrive])
         }
         try PedalKind.check(.outputGain, on: [])
-        #expect(PedalError.unknownPedal("fuzz").description.contains("overdrive, cab, eq"))
+        #expect(PedalError.unknownPedal("fuzz").description.contains("overdrive, amp, cab, eq"))
     }
 
     /// Every pedal is described once: its parameters are the table's, under its id, and the
@@ -133,7 +133,10 @@ import StompboxTestSupport
         }
         let pedalParameters = Parameter.table.filter { $0.pedal != nil }.count
         #expect(pedalParameters == PedalKind.builtIn.reduce(0) { $0 + $1.parameterSpecs.count })
-        #expect(Chain().latencySamples == 5.125)
+        // The overdrive's 5.125 samples and the amp's 5.375 (every other pedal has none).
+        #expect(PedalKind.overdrive.latency(testRate) == 5.125)
+        #expect(PedalKind.amp.latency(testRate) == 5.375)
+        #expect(Chain().latencySamples == 5.125 + 5.375)
     }
 
     /// A pedal that only delays its input by `samples` and reports that as its latency, as a
