@@ -24,7 +24,7 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A preset file (JSON) to start from.", valueName: "file"))
     var preset: String?
 
-    @Option(name: .long, help: ArgumentHelp("The pedals on the board, in signal order (default: the preset's board, else every built-in pedal: gate, overdrive, eq, flanger, tremolo, delay, reverb, looper), e.g. overdrive,delay. A pedal left out is not on the board.", valueName: "id,id,…"))
+    @Option(name: .long, help: ArgumentHelp("The pedals on the board, in signal order (default: the preset's board, else every built-in pedal: gate, overdrive, amp, eq, flanger, tremolo, delay, reverb, looper), e.g. overdrive,delay. A pedal left out is not on the board.", valueName: "id,id,…"))
     var chain: String?
 
     @Option(name: .customLong("add"), parsing: .unconditionalSingleValue,
