@@ -16,7 +16,7 @@ PEDALS = {
     "gate":      (184, "#d04a7c", "#8a1f4b", "#fff0f6", "#ffb3d0", 156, 200, 272, "HUM SILENCER"),
     "overdrive": (184, "#f0b51c", "#b9800a", "#2a1d05", "#fff3c4", 156, 200, 272, "TUBE DRIVE"),
     "amp":       (264, "#1e1b18", "#070605", "#e8c773", "#c9a14a", 186, 226, 290, "TUBE PREAMP"),
-    "cab":       (184, "#3a2f26", "#1c1510", "#efe1c4", "#c8a86a", 156, 200, 272, "IMPULSE RESPONSE"),
+    "cab":       (224, "#3a2f26", "#1c1510", "#efe1c4", "#c8a86a", 156, 200, 272, "IMPULSE RESPONSE"),
     "eq":        (264, "#d9dcdf", "#9da3a8", "#1d2328", "#ffffff", 208, 238, 290, "6-BAND GRAPHIC"),
     "flanger":   (184, "#7b3fa8", "#4b1f6d", "#f3e8ff", "#c9a6ee", 156, 200, 272, "JET FLANGER"),
     "tremolo":   (184, "#1f8f6a", "#0f5a41", "#eafff6", "#8fe3c4", 156, 200, 272, "OPTO TREMOLO"),

@@ -193,9 +193,9 @@ extension PedalKind {
                          name: "Cabinet"),
             PedalControl("level_db", "Level", .decibels, -24...12, default: 0),
         ],
-        face: PedalFace(places: [
-            .init("ir", x: 12, y: 20, width: 160, menu: true, labels: Cabinet.names),
-            .init("level_db", x: 66, y: 64, diameter: 48),
+        face: PedalFace(width: 224, places: [
+            .init("ir", x: 12, y: 20, width: 200, menu: true, labels: Cabinet.names),
+            .init("level_db", x: 80, y: 64, diameter: 48),
         ], ink: (0.93, 0.86, 0.70)),
         make: { Cabinet(parameters: $0.parameters) })
 }
