@@ -78,18 +78,7 @@ public enum ImpulseResponseFile {
         guard rate > 0, ir.sampleRate > 0, rate != ir.sampleRate else { return ir }
         let ratio = rate / ir.sampleRate
         let gain = Float(ir.sampleRate / rate)
-        let channels = ir.channels.map { taps -> [Float] in
-            var output = [Float](repeating: 0, count: Int((Double(taps.count) * ratio).rounded(.up)) + 16)
-            let generated: Int = taps.withUnsafeBufferPointer { input in
-                output.withUnsafeMutableBufferPointer { out in
-                    var data = SRC_DATA(data_in: input.baseAddress, data_out: out.baseAddress,
-                                        input_frames: input.count, output_frames: out.count,
-                                        input_frames_used: 0, output_frames_gen: 0, end_of_input: 1, src_ratio: ratio)
-                    return src_simple(&data, Int32(SRC_SINC_BEST_QUALITY), 1) == 0 ? data.output_frames_gen : 0
-                }
-            }
-            return output.prefix(generated).map { $0 * gain }
-        }
+        let channels = ir.channels.map { taps in convertRate(taps, ratio: ratio, quality: SRC_SINC_BEST_QUALITY).map { $0 * gain } }
         return ImpulseResponse(channels: channels, sampleRate: rate)
     }
 }
@@ -107,6 +96,10 @@ public final class CabinetFiles: CabinetSource, @unchecked Sendable {
         let loaded = try CabinetCatalogue.load(folder: folder)
         state.withLock { $0.catalogue = loaded }
         return loaded
+    }
+
+    public func impulseResponse(file path: String, sampleRate: Double) throws -> ImpulseResponse {
+        try ImpulseResponseFile.read(path, sampleRate: sampleRate)
     }
 
     public func impulseResponse(cabinet id: String, sampleRate: Double) throws -> ImpulseResponse {

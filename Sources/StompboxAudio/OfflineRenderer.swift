@@ -12,6 +12,8 @@ public struct RenderPlan: Equatable, Sendable {
     public var tailSeconds: Double
     /// The pedals on the board, in signal order.
     public var board: [PedalKind]
+    /// Built-in pedals' own states by pedal id (a preset's `states`; `--set cab.ir=FILE`).
+    public var states: [String: String] = [:]
 
     /// Every parameter at its default, every pedal in the classic order, no actions, no tail.
     public init(parameters: [Float] = Parameter.allCases.map { $0.spec.defaultValue },
@@ -79,6 +81,8 @@ public enum RenderError: Error, Equatable, CustomStringConvertible {
     /// A write the `permit` check refused (a locked effect, for instance).
     case refused(ParameterAssignment, reason: String)
     case board(PedalError)
+    /// A pedal's state (a cabinet's file) that cannot be used.
+    case state(String)
 
     public var description: String {
         switch self {
@@ -90,6 +94,7 @@ public enum RenderError: Error, Equatable, CustomStringConvertible {
             "--at \(action) is at or after the end of the render (\(formatSeconds(length)) s long; add --tail to make it longer)"
         case .refused(let a, let reason): "cannot set \(a): \(reason)"
         case .board(let e): e.description
+        case .state(let why): why
         }
     }
 }
@@ -161,6 +166,7 @@ public final class OfflineRenderer {
         do { try chain.setBoard(board) } catch { throw .board(error) }
         chain.parameters.restore(plan.parameters)
         chain.prepare(sampleRate: rate, maximumBlockSize: Self.blockSize)
+        do { try chain.restore(states: plan.states) } catch { throw .state(error.description) }
 
         let channels = reader.channels
         // The files move a chunk of `ioChunk` frames at a time (fewer, larger reads and writes);

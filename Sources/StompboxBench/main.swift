@@ -129,6 +129,9 @@ struct BenchCabinet: CabinetSource {
         }
         return ImpulseResponse(channels: [Array(h.prefix(taps))], sampleRate: sampleRate)
     }
+    func impulseResponse(file path: String, sampleRate: Double) throws -> ImpulseResponse {
+        try TestCabinets.files.impulseResponse(file: path, sampleRate: sampleRate)
+    }
 }
 /// The full chain is measured with a 2048-tap cabinet (the goal), and once with a 1 s one.
 Cabinet.install(BenchCabinet(taps: 2_048))

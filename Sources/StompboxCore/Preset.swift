@@ -10,6 +10,10 @@ import StompboxDSP
 /// day in the classic order (`PedalKind.classic`). An unknown id or pedal, a pedal twice, a value of the wrong type or out of
 /// range, or a newer version is an error that names it. Nothing is clamped silently.
 ///
+/// `states` (any version; written only when there is one) keeps what a built-in pedal holds
+/// beyond its parameters, by pedal id: `{"cab":{"file":"/home/me/ir.wav"}}` (the cabinet's own
+/// impulse response file).
+///
 /// Version 3 (written only when the board has a plugin pedal) adds plugin pedals to `chain` as
 /// objects: `{"id":"fil","lv2":"<plugin URI>","name":"…","enabled":true,"controls":{"<symbol>":0.5,…},"state":{…}}`
 /// (`state`: the plugin's `LV2PedalState`, when it has one). A preset holds them as
@@ -27,6 +31,8 @@ public struct Preset: Equatable, Sendable {
     public private(set) var values: [Float]
     /// The pedals on the board, in signal order.
     public private(set) var board: [PedalKind]
+    /// The built-in pedals' own states (JSON text) by pedal id (`Chain.pedalStates`).
+    public var states: [String: String] = [:]
 
     /// Every parameter at its default, every pedal on the board in the registry's order.
     public init(name: String) {
@@ -41,18 +47,21 @@ public struct Preset: Equatable, Sendable {
         self.name = name
         values = store.snapshot()
         self.board = board.map { Preset.saved($0, state: states[$0.id]) }
+        self.states = states.filter { PedalKind(id: $0.key) != nil }
     }
 
     /// Puts `board` in the preset (a pedal twice is an error); its plugin pedals as they stand now.
     public mutating func setBoard(_ board: [PedalKind], states: [String: String] = [:]) throws(PresetError) {
         do { try PedalKind.checkDistinct(board) } catch { throw .pedal(error) }
         self.board = board.map { Preset.saved($0, state: states[$0.id]) }
+        self.states = states.filter { PedalKind(id: $0.key) != nil }
     }
 
     /// True when `store` and `board` are what this preset sets (a plugin pedal: the same plugin,
     /// switch and control values, a control the preset leaves out at its default).
-    public func matches(_ store: ParameterStore, board: [PedalKind]) -> Bool {
+    public func matches(_ store: ParameterStore, board: [PedalKind], states: [String: String]? = nil) -> Bool {
         values == store.snapshot() && self.board.count == board.count
+            && (states.map { Preset.sameStates(self.states, $0.filter { PedalKind(id: $0.key) != nil }) } ?? true)
             && zip(self.board, board).allSatisfy { mine, theirs in
                 guard let saved = mine.plugin?.saved, theirs.values != nil, !theirs.isMissing else { return mine == theirs }
                 return theirs.id == mine.id && theirs.plugin?.uri == mine.plugin?.uri
@@ -62,6 +71,13 @@ public struct Preset: Equatable, Sendable {
                         return p.pedalValue == p.spec.clamp(saved.controls[key] ?? p.spec.defaultValue)
                     }
             }
+    }
+
+    /// Two sets of states alike as JSON (not as text: key order and spacing may differ).
+    static func sameStates(_ a: [String: String], _ b: [String: String]) -> Bool {
+        a.keys.sorted() == b.keys.sorted() && a.allSatisfy { key, text in
+            (try? JSONValue.parse(Data(text.utf8))) == (try? JSONValue.parse(Data(b[key]!.utf8)))
+        }
     }
 
     /// A plugin pedal as a preset keeps it: its switch, controls and state now, and its entry.
@@ -134,7 +150,7 @@ public struct Preset: Equatable, Sendable {
     }
 
     public var json: JSONValue {
-        .object([
+        var object: [String: JSONValue] = [
             "format": .string(Preset.format),
             "version": .number(Double(board.contains { $0.plugin != nil } ? Preset.version : Preset.versionWithoutPlugins)),
             "name": .string(name),
@@ -143,7 +159,11 @@ public struct Preset: Equatable, Sendable {
                 return value
             }),
             "parameters": parametersJSON,
-        ])
+        ]
+        var saved: [String: JSONValue] = [:]
+        for (id, text) in states { if let value = try? JSONValue.parse(Data(text.utf8)) { saved[id] = value } }
+        if !saved.isEmpty { object["states"] = .object(saved) }
+        return .object(object)
     }
 
     public func jsonData() -> Data { json.serialized() }
@@ -183,6 +203,14 @@ public struct Preset: Equatable, Sendable {
             try setBoard(kinds)
         } else {
             board = PedalKind.classic
+        }
+        if let saved = top["states"] {
+            guard case .object(let entries) = saved else { throw .wrongType(field: "states", expected: "an object of pedal states by pedal id") }
+            for (id, value) in entries {
+                guard PedalKind(id: id) != nil else { throw .pedal(.unknownPedal(id)) }
+                guard case .object = value else { throw .wrongType(field: "states.\(id)", expected: "an object") }
+                states[id] = String(decoding: value.serialized(), as: UTF8.self)
+            }
         }
         guard let params = top["parameters"] else { return }
         guard case .object(let entries) = params else { throw .wrongType(field: "parameters", expected: "an object") }

@@ -21,6 +21,8 @@ public protocol CabinetSource: Sendable {
     /// The impulse response of the bundled cabinet `id` (one of `Cabinet.bundled`) at `sampleRate`.
     /// Not on the audio thread.
     func impulseResponse(cabinet id: String, sampleRate: Double) throws -> ImpulseResponse
+    /// The impulse response in an audio file of one's own, at `sampleRate`. Not on the audio thread.
+    func impulseResponse(file path: String, sampleRate: Double) throws -> ImpulseResponse
 }
 
 /// A speaker cabinet: the signal convolved with a cabinet's impulse response (a speaker and its
@@ -29,8 +31,11 @@ public protocol CabinetSource: Sendable {
 /// fizz off distortion.
 ///
 /// - `cab.ir` chooses one of the bundled cabinets (`Cabinet.bundled`, made by the project:
-///   `data/cabinets/README.md`). A change crossfades from the old cabinet to the new over 20 ms,
-///   both running from the same input history, so it never clicks.
+///   `data/cabinets/README.md`), or `file`: an impulse response of one's own, loaded with
+///   `load(file:)` (WAV, FLAC or AIFF, any rate; its first channel). A change crossfades from the
+///   old cabinet to the new over 20 ms, both running from the same input history, so it never
+///   clicks; so does a new file, which is read and transformed on the caller's thread and handed
+///   to the audio thread through an atomic (the one it replaces is released off the audio thread).
 /// - `cab.level_db` is the output level; at 0 dB the impulse response is applied exactly as
 ///   recorded.
 ///
@@ -40,12 +45,17 @@ public protocol CabinetSource: Sendable {
 ///
 /// Threads: `init`/`prepare` off the audio thread (they read and transform the impulse
 /// responses); `process`/`reset` on it, allocation- and lock-free.
-public final class Cabinet: AudioEffect {
+public final class Cabinet: AudioEffect, RestorableEffect, FileLoadingEffect, @unchecked Sendable {
     /// The bundled cabinets' ids, in the order of `cab.ir`'s choices (the catalogue
     /// `data/cabinets/cabinets.json` lists them with their names).
     public static let bundled = ["american-1x12-open", "british-2x12-closed", "british-4x12-closed"]
     /// Their names, as the window's menu shows them (and the catalogue has them).
     public static let names = ["American 1x12 Open Back", "British 2x12 Closed Back", "British 4x12 Closed Back"]
+    /// `cab.ir`'s last choice: the impulse response loaded from a file.
+    public static let fileChoice = "file"
+    static let fileIndex = bundled.count
+    /// While a new file's response crossfades in, the one it replaces plays from here.
+    static let replacedIndex = bundled.count + 1
     /// The longest impulse response applied, in seconds.
     public static let longest = 1.0
     /// How long a change of cabinet crossfades.
@@ -64,7 +74,17 @@ public final class Cabinet: AudioEffect {
     /// One kernel per bundled cabinet (nil where it could not be read), and the same unretained
     /// for the audio thread (no reference counting there).
     private var kernels: [ConvolutionKernel?] = []
-    private var kernelRefs = UnsafeMutablePointer<Unmanaged<ConvolutionKernel>?>.allocate(capacity: Cabinet.bundled.count)
+    private var kernelRefs: UnsafeMutablePointer<Unmanaged<ConvolutionKernel>?> = {
+        let refs = UnsafeMutablePointer<Unmanaged<ConvolutionKernel>?>.allocate(capacity: Cabinet.bundled.count + 2)
+        refs.initialize(repeating: nil, count: Cabinet.bundled.count + 2)
+        return refs
+    }()
+    /// The file loaded (its path), if any. The thread that loads.
+    public private(set) var file: String?
+    public let fileDescription = "impulse response"
+    /// A file's kernel waiting for the audio thread, and one it let go (+1 retained, or 0).
+    private let pendingFile = Atomic<UInt>(0)
+    private let retiredFile = Atomic<UInt>(0)
     /// Why a cabinet could not be read (for messages), by id.
     public private(set) var problems: [String: String] = [:]
     private var current = 0
@@ -81,7 +101,51 @@ public final class Cabinet: AudioEffect {
 
     deinit {
         scratch.deallocate()
+        collectRetired()
+        for cell in [pendingFile.exchange(0, ordering: .acquiringAndReleasing)] where cell != 0 { Cabinet.release(cell) }
+        for i in [Cabinet.fileIndex, Cabinet.replacedIndex] { kernelRefs[i]?.release() }
         kernelRefs.deallocate()
+    }
+
+    private static func release(_ cell: UInt) {
+        Unmanaged<ConvolutionKernel>.fromOpaque(UnsafeRawPointer(bitPattern: cell)!).release()
+    }
+
+    /// Releases a file's kernel the audio thread has let go. Not on the audio thread.
+    private func collectRetired() {
+        let old = retiredFile.exchange(0, ordering: .acquiringAndReleasing)
+        if old != 0 { Cabinet.release(old) }
+    }
+
+    /// Reads the impulse response in `path` (through the installed source), makes it ready off
+    /// the audio thread and hands it over; `cab.ir` is set to `file`. Throws, changing nothing,
+    /// when the file cannot be used. Not on the audio thread; one thread at a time.
+    public func load(file path: String) throws {
+        guard let source = Cabinet.installedSource else { throw CabinetLoadError.noSource }
+        let ir = try source.impulseResponse(file: path, sampleRate: sampleRate)
+        let kernel = ConvolutionKernel(taps: Cabinet.mono(ir, longest: Int(Cabinet.longest * sampleRate)))
+        file = path
+        collectRetired()
+        if convolverRef == nil {
+            // Not prepared yet: `prepare` makes it at the session's rate.
+            parameters.set(.cabImpulse, Float(Cabinet.fileIndex))
+            return
+        }
+        let new = UInt(bitPattern: Unmanaged.passRetained(kernel).toOpaque())
+        let waiting = pendingFile.exchange(new, ordering: .acquiringAndReleasing)
+        if waiting != 0 { Cabinet.release(waiting) }
+        parameters.set(.cabImpulse, Float(Cabinet.fileIndex))
+    }
+
+    public func stateJSON() -> String? { file.map { FileState.json(file: $0) } }
+
+    /// Loads the file a preset's state names (`{"file": "…"}`); a state without one unloads nothing.
+    /// The parameters are the preset's: `cab.ir` is left as they set it.
+    public func restore(stateJSON: String) throws {
+        guard let path = FileState.file(in: stateJSON), path != file else { return }
+        let choice = parameters.load(.cabImpulse)
+        try load(file: path)
+        parameters.set(.cabImpulse, choice)
     }
 
     public func prepare(sampleRate: Double, maximumBlockSize: Int) {
@@ -106,12 +170,28 @@ public final class Cabinet: AudioEffect {
                 problems[id] = "\(error)"
             }
         }
-        let longestKernel = taps.compactMap { $0?.count }.max() ?? 1
-        let made = Convolver(longestKernel: longestKernel)
+        // Room for a file of up to `longest` whatever is loaded later (the work is the kernel's).
+        let made = Convolver(longestKernel: longest)
         convolver = made
         convolverRef = Unmanaged.passUnretained(made)
         kernels = taps.map { $0.map { ConvolutionKernel(taps: $0) } }
         for (i, kernel) in kernels.enumerated() { kernelRefs[i] = kernel.map { Unmanaged.passUnretained($0) } }
+        // A file's response again at this rate (a new file waiting is made at the old one: read again).
+        collectRetired()
+        let waiting = pendingFile.exchange(0, ordering: .acquiringAndReleasing)
+        if waiting != 0 { Cabinet.release(waiting) }
+        for i in [Cabinet.fileIndex, Cabinet.replacedIndex] {
+            kernelRefs[i]?.release()
+            kernelRefs[i] = nil
+        }
+        if let file, let source {
+            do {
+                let ir = try source.impulseResponse(file: file, sampleRate: sampleRate)
+                kernelRefs[Cabinet.fileIndex] = Unmanaged.passRetained(ConvolutionKernel(taps: Cabinet.mono(ir, longest: longest)))
+            } catch {
+                problems[Cabinet.fileChoice] = "\(error)"
+            }
+        }
         reset()
     }
 
@@ -135,13 +215,43 @@ public final class Cabinet: AudioEffect {
     }
 
     @inline(__always)
-    private func choice() -> Int { min(max(Int(parameters.load(.cabImpulse).rounded()), 0), Cabinet.bundled.count - 1) }
+    private func choice() -> Int { min(max(Int(parameters.load(.cabImpulse).rounded()), 0), Cabinet.fileIndex) }
+
+    /// Audio thread, between crossfades: takes in a new file's kernel. The one it replaces is
+    /// crossfaded from (if it is playing) and then let go, or let go at once.
+    @inline(__always)
+    private func takeNewFile() {
+        guard retiredFile.load(ordering: .acquiring) == 0, kernelRefs[Cabinet.replacedIndex] == nil else { return }
+        let new = pendingFile.exchange(0, ordering: .acquiringAndReleasing)
+        guard new != 0 else { return }
+        let old = kernelRefs[Cabinet.fileIndex]
+        kernelRefs[Cabinet.fileIndex] = Unmanaged<ConvolutionKernel>.fromOpaque(UnsafeRawPointer(bitPattern: new)!)
+        guard let old else { return }
+        if current == Cabinet.fileIndex {
+            kernelRefs[Cabinet.replacedIndex] = old
+            current = Cabinet.replacedIndex
+            next = Cabinet.fileIndex
+            fadePosition = 0
+        } else {
+            retiredFile.store(UInt(bitPattern: old.toOpaque()), ordering: .releasing)
+        }
+    }
+
+    /// Audio thread: a crossfade has ended on `current`; a replaced file's kernel is let go.
+    @inline(__always)
+    private func fadeEnded() {
+        if current != Cabinet.replacedIndex, let old = kernelRefs[Cabinet.replacedIndex] {
+            kernelRefs[Cabinet.replacedIndex] = nil
+            retiredFile.store(UInt(bitPattern: old.toOpaque()), ordering: .releasing)
+        }
+    }
 
     public func process(_ block: UnsafeMutableBufferPointer<Float>) {
         guard let x = block.baseAddress, let convolverRef else { return }
         let n = block.count
         for i in 0..<n where !x[i].isFinite { x[i] = 0 }
         level.setTarget(decibelsToGain(parameters.load(.cabLevel)))
+        if fadePosition >= fadeLength { takeNewFile() }
         let wanted = choice()
         if fadePosition >= fadeLength && wanted != current {
             next = wanted
@@ -162,9 +272,16 @@ public final class Cabinet: AudioEffect {
                 x[i] += g * (scratch[i] - x[i])
             }
             fadePosition += n
-            if fadePosition >= fadeLength { current = next }
+            if fadePosition >= fadeLength {
+                current = next
+                fadeEnded()
+            }
         } else {
-            if fadePosition < fadeLength { current = next; fadePosition = fadeLength }
+            if fadePosition < fadeLength {
+                current = next
+                fadePosition = fadeLength
+                fadeEnded()
+            }
             // A cabinet that could not be read passes the signal through.
             if let kernel = kernelRefs[current] {
                 convolverRef._withUnsafeGuaranteedRef { convolver in
@@ -189,13 +306,13 @@ extension PedalKind {
     public static let cab = PedalKind(
         id: "cab", name: "Cabinet",
         controls: [
-            PedalControl("ir", "Cabinet", .none, 0...Float(Cabinet.bundled.count - 1), default: 0, .choice(Cabinet.bundled),
-                         name: "Cabinet"),
+            PedalControl("ir", "Cabinet", .none, 0...Float(Cabinet.bundled.count), default: 0,
+                         .choice(Cabinet.bundled + [Cabinet.fileChoice]), name: "Cabinet"),
             PedalControl("level_db", "Level", .decibels, -24...12, default: 0),
         ],
         face: PedalFace(width: 224, places: [
-            .init("ir", x: 12, y: 20, width: 200, menu: true, labels: Cabinet.names),
-            .init("level_db", x: 80, y: 64, diameter: 48),
+            .init("ir", x: 12, y: 14, width: 200, menu: true, labels: Cabinet.names + ["Impulse response file"]),
+            .init("level_db", x: 82, y: 80, diameter: 44),
         ], ink: (0.93, 0.86, 0.70)),
         make: { Cabinet(parameters: $0.parameters) })
 }
@@ -204,4 +321,31 @@ extension Parameter {
     public static let cabEnabled = PedalKind.cab.enabledParameter
     public static let cabImpulse = PedalKind.cab.parameter("ir")
     public static let cabLevel = PedalKind.cab.parameter("level_db")
+}
+
+/// A pedal that loads a file of one's own (the cabinet's impulse response): the window offers a
+/// file chooser for it, presets keep the file in the pedal's state.
+public protocol FileLoadingEffect: AnyObject {
+    /// What the file is, for the chooser's title ("impulse response").
+    var fileDescription: String { get }
+    /// The file loaded, if any.
+    var file: String? { get }
+    /// Loads `path`, or throws an error that names it. Not on the audio thread.
+    func load(file path: String) throws
+}
+
+/// How a file-loading pedal's state names its file: `{"file":"<path>"}`.
+public enum FileState {
+    public static func json(file path: String) -> String {
+        (try? JSONSerialization.data(withJSONObject: ["file": path])).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    public static func file(in json: String) -> String? {
+        (try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])?["file"] as? String
+    }
+}
+
+public enum CabinetLoadError: Error, CustomStringConvertible {
+    case noSource
+    public var description: String { "no impulse responses can be read (Stompbox's data folder was not found)" }
 }

@@ -179,6 +179,15 @@ public final class Chain {
         return states
     }
 
+    /// Gives the pedals on the board their states (a preset's, by pedal id): a cabinet loads its
+    /// file. Throws the first pedal's error, naming it. Not on the audio thread.
+    public func restore(states: [String: String]) throws(PedalStateError) {
+        for kind in board {
+            guard let state = states[kind.id], let effect = instances[kind] as? RestorableEffect else { continue }
+            do { try effect.restore(stateJSON: state) } catch { throw PedalStateError(pedal: kind.name, reason: "\(error)") }
+        }
+    }
+
     /// The delay the pedals on the board add, in samples (the overdrive's oversampling filters,
     /// what plugin pedals report), when they are on. The thread that sets the board (or prepares the chain).
     public var latencySamples: Double { board.reduce(0) { $0 + $1.latency(sampleRate) } }

@@ -43,6 +43,19 @@ public protocol StatefulEffect: AudioEffect {
     func stateJSON() -> String?
 }
 
+/// A built-in pedal whose state goes beyond its parameters (the cabinet's own file): presets keep
+/// it and give it back.
+public protocol RestorableEffect: StatefulEffect {
+    /// Takes the state `stateJSON()` gave. Not on the audio thread.
+    func restore(stateJSON: String) throws
+}
+
+public struct PedalStateError: Error, CustomStringConvertible {
+    public let pedal: String
+    public let reason: String
+    public var description: String { "the \(pedal) cannot take its saved state: \(reason)" }
+}
+
 /// The effect of a pedal that cannot run (a plugin that is not installed or refused to start):
 /// its input passes through untouched.
 public final class PassThrough: AudioEffect {

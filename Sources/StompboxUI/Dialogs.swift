@@ -149,21 +149,23 @@ enum Dialogs {
 
     /// The file chooser for one `.json` file: `save` asks for a new name (GTK confirms replacing
     /// an existing file), otherwise an existing file is picked. Returns the path or nil.
-    static func chooseFile(parent: UnsafeMutablePointer<GtkWidget>?, title: String, save: Bool, suggestedName: String? = nil) -> String? {
+    static func chooseFile(parent: UnsafeMutablePointer<GtkWidget>?, title: String, save: Bool, suggestedName: String? = nil,
+                           filter: (name: String, patterns: [String]) = ("Stompbox presets (*.json)", ["*.json"]),
+                           accept: String? = nil) -> String? {
         let parentWindow: UnsafeMutablePointer<GtkWindow>? = parent.map { cast(raw($0)) }
         let chooser = gtk_file_chooser_native_new(title, parentWindow,
                                                   save ? GTK_FILE_CHOOSER_ACTION_SAVE : GTK_FILE_CHOOSER_ACTION_OPEN,
-                                                  save ? "_Export" : "_Import", "_Cancel")!
+                                                  accept ?? (save ? "_Export" : "_Import"), "_Cancel")!
         defer { g_object_unref(raw(chooser)) }
         let asChooser = chooser
         if save {
             gtk_file_chooser_set_do_overwrite_confirmation(asChooser, 1)
             if let suggestedName { gtk_file_chooser_set_current_name(asChooser, suggestedName) }
         }
-        let filter = gtk_file_filter_new()!
-        gtk_file_filter_set_name(filter, "Stompbox presets (*.json)")
-        gtk_file_filter_add_pattern(filter, "*.json")
-        gtk_file_chooser_add_filter(asChooser, filter)
+        let wanted = gtk_file_filter_new()!
+        gtk_file_filter_set_name(wanted, filter.name)
+        for pattern in filter.patterns { gtk_file_filter_add_pattern(wanted, pattern) }
+        gtk_file_chooser_add_filter(asChooser, wanted)
         let all = gtk_file_filter_new()!
         gtk_file_filter_set_name(all, "All files")
         gtk_file_filter_add_pattern(all, "*")

@@ -35,6 +35,12 @@ final class PedalView {
     var onMoved: ((Double) -> Void)?
     /// The pedal's remove button was pressed.
     var onRemove: (() -> Void)?
+    /// Set for a pedal that loads a file of one's own: a "Load file…" button under its menu
+    /// calls it (`addFileButton`).
+    private(set) var fileButton: UnsafeMutablePointer<GtkWidget>?
+    /// The file the pedal has loaded now (asked at each `sync`), and the one the menu shows.
+    var currentFile: (() -> String?)?
+    private(set) var shownFile: String?
     private(set) var removeButton: UnsafeMutablePointer<GtkWidget>!
     /// GTK 3 widgets do not own their gestures: kept here, freed on destroy.
     private var dragGesture: OpaquePointer?
@@ -202,6 +208,34 @@ final class PedalView {
         put(combo, place.x, place.y)
     }
 
+    /// A button under the pedal's menu that asks for a file (`onPress` opens the chooser).
+    func addFileButton(title: String, onPress: @escaping () -> Void) {
+        guard let menu = layout.places.first(where: { $0.menu }) else { return }
+        let button = gtk_button_new_with_label(title)!
+        addClass(button, "pedal-button")
+        size(button, menu.width, 24)
+        setAccessible(button, name: "\(kind.name) \(title)")
+        onSignal(raw(button), "clicked") { onPress() }
+        put(button, menu.x, menu.y + 32)
+        fileButton = button
+    }
+
+    /// The menu's last entry (the file choice) shows the file loaded by its name, its tooltip the path.
+    func showFile(_ path: String?) {
+        shownFile = path
+        for (parameter, control, choice) in choiceControls where choice < 0 {
+            gtk_widget_set_tooltip_text(control, path.map { "\(parameter.spec.name): \($0)" } ?? parameter.spec.name)
+            guard let path, case .choice(let names) = parameter.spec.scale else { continue }
+            let wasUpdating = updating
+            updating = true
+            defer { updating = wasUpdating }
+            let last = Int32(names.count - 1)
+            gtk_combo_box_text_remove(cast(raw(control)), last)
+            gtk_combo_box_text_insert_text(cast(raw(control)), last, URL(fileURLWithPath: path).lastPathComponent)
+            gtk_combo_box_set_active(cast(raw(control)), Int32(store.load(parameter)))
+        }
+    }
+
     private func syncChoices() {
         let wasUpdating = updating
         updating = true
@@ -228,6 +262,7 @@ final class PedalView {
             }
         }
         syncChoices()
+        if let currentFile, currentFile() != shownFile { showFile(currentFile()) }
         equalizer?.sync()
         gtk_widget_queue_draw(face)
     }

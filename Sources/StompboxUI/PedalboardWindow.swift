@@ -357,6 +357,13 @@ public final class PedalboardWindow {
             pedal.onLocked = { [weak self] in self?.onLocked?(kind) }
             pedal.onMoved = { [weak self] dx in self?.move(kind, by: dx) }
             pedal.onRemove = { [weak self] in self?.rearrange { $0.removeAll { $0 == kind } } }
+            if let loader = engine.chain.effect(kind) as? FileLoadingEffect {
+                pedal.addFileButton(title: "Load \(loader.fileDescription) file…") { [weak self, weak pedal] in
+                    self?.loadFile(into: loader, shownOn: pedal)
+                }
+                pedal.currentFile = { [weak loader] in loader?.file }
+                pedal.showFile(loader.file)
+            }
             pedals.append(pedal)
             gtk_box_pack_start(cast(raw(pedalBox)), pedal.widget, 0, 0, 0)
             selectors.append((kind, makeSelector(kind)))
@@ -364,6 +371,20 @@ public final class PedalboardWindow {
         syncControls()
         gtk_widget_show_all(pedalBox)
         gtk_widget_show_all(selectorBox)
+    }
+
+    /// Asks for a file for a pedal that loads one (the cabinet's impulse response) and loads it;
+    /// a file that cannot be used is named in a message and nothing changes.
+    private func loadFile(into loader: FileLoadingEffect, shownOn pedal: PedalView?) {
+        guard let path = Dialogs.chooseFile(parent: window, title: "Load an \(loader.fileDescription)", save: false,
+                                            filter: ("Audio files (WAV, FLAC, AIFF)", ["*.wav", "*.WAV", "*.flac", "*.FLAC", "*.aif", "*.aiff", "*.AIF", "*.AIFF"]),
+                                            accept: "_Load") else { return }
+        do {
+            try loader.load(file: path)
+            pedal?.showFile(path)
+        } catch {
+            _ = Dialogs.message(parent: window, kind: .error, title: "Cannot load the file", text: "\(error)")
+        }
     }
 
     /// A new board for the chain (the window follows it at the next tick).
@@ -610,6 +631,10 @@ public final class PedalboardWindow {
             entry["controls"] = knobs
             if let looper = pedal.looper { entry["undo"] = rootCentre(looper.undoButton) }
             entry["remove"] = rootCentre(pedal.removeButton)
+            if let button = pedal.fileButton {
+                entry["load_file"] = rootCentre(button)
+                entry["file"] = pedal.shownFile ?? NSNull()
+            }
             result[pedal.kind.id] = entry
         }
         var strip: [String: [Int]] = [:]

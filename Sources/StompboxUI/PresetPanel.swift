@@ -183,7 +183,7 @@ final class PresetPanel {
     /// counts as off, since that is how it was recalled).
     private func matchesPlayable(_ slot: Int) -> Bool {
         guard let library else { return false }
-        return storeFront.gate.admit(library[slot]).preset.matches(parameters, board: chain.board)
+        return storeFront.gate.admit(library[slot]).preset.matches(parameters, board: chain.board, states: chain.pedalStates)
     }
 
     var state: [String: Any] {
@@ -229,8 +229,12 @@ final class PresetPanel {
     private func play(_ preset: Preset) -> [LockedEffectNotice] {
         let (board, missing) = PedalKind.resolvingPlugins(preset.board)
         try? chain.setBoard(board)
-        if !missing.isEmpty { showInfo(.warning, missing.map { Messages.sentence($0) }.joined(separator: "\n")) }
-        return storeFront.gate.apply(preset, to: parameters)
+        var problems = missing
+        let notices = storeFront.gate.apply(preset, to: parameters)
+        // A cabinet's own impulse response file is loaded (a file gone is said; the rest plays).
+        do { try chain.restore(states: preset.states) } catch { problems.append(error.description) }
+        if !problems.isEmpty { showInfo(.warning, problems.map { Messages.sentence($0) }.joined(separator: "\n")) }
+        return notices
     }
 
     private func saveSelected() {

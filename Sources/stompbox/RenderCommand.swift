@@ -86,10 +86,16 @@ struct RenderCommand: ParsableCommand {
             let (admitted, notices) = gate.admit(try Self.loadPreset(preset))
             for notice in notices { warn(notice.description) }
             plan.parameters = admitted.values
+            plan.states = admitted.states
             presetBoard = admitted.board
         }
         plan.board = try Self.makeBoard(presetBoard, chain: chain, additions: additions)
         for text in assignments {
+            if let file = try Self.fileSetting(text, board: plan.board) {
+                plan.states[file.pedal] = file.state
+                plan[file.parameter] = file.value
+                continue
+            }
             let a = try ParameterAssignment(parsing: text, board: plan.board)
             try Self.checkOnBoard(a.parameter, plan.board)
             plan[a.parameter] = a.value
@@ -108,6 +114,25 @@ struct RenderCommand: ParsableCommand {
             plan.tailSeconds = seconds
         }
         return plan
+    }
+
+    /// `--set ID=PATH` for a choice whose last choice is a file of one's own (`cab.ir`): a value
+    /// that is none of its choices is a file, which must exist. Returns the pedal's state and the
+    /// choice to set, or nil for any other assignment.
+    static func fileSetting(_ text: String, board: [PedalKind]) throws(CommandLineError)
+        -> (pedal: String, state: String, parameter: Parameter, value: Float)? {
+        guard let eq = text.firstIndex(of: "=") else { return nil }
+        let id = text[..<eq].trimmingCharacters(in: .whitespaces)
+        let value = String(text[text.index(after: eq)...]).trimmingCharacters(in: .whitespaces)
+        guard let p = Parameter(id: id), case .choice(let names) = p.spec.scale, names.last == Cabinet.fileChoice,
+              let pedal = p.spec.pedal, (try? p.spec.parse(value)) == nil, !value.isEmpty else { return nil }
+        try checkOnBoard(p, board)
+        let path = URL(fileURLWithPath: value).standardizedFileURL.path
+        var folder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &folder), !folder.boolValue else {
+            throw CommandLineError("--set \(id): '\(value)' is neither a cabinet (\(names.dropLast().joined(separator: ", "))) nor an impulse response file")
+        }
+        return (pedal, FileState.json(file: path), p, Float(names.count - 1))
     }
 
     static let addHelp = "An LV2 plugin as pedal ID, switched on (repeatable), e.g. fil=lv2:http://… (see 'stompbox plugins'); appended to the board unless --chain places it. Its control ports are parameters ID.<port symbol>."

@@ -101,6 +101,7 @@ struct RunCommand: ParsableCommand {
         let controls = EngineControls()
         var board = PedalKind.builtIn
         var presetBoard = PedalKind.builtIn
+        var states: [String: String] = [:]
         let (gate, notes) = Store.currentGate(publicKeyFile: publicKey)
         for note in notes { warn(note) }
         do {
@@ -110,9 +111,15 @@ struct RunCommand: ParsableCommand {
                     warn(notice.description)
                 }
                 presetBoard = loaded.board
+                states = loaded.states
             }
             board = try RenderCommand.makeBoard(presetBoard, chain: chain, additions: additions)
             for text in assignments {
+                if let file = try RenderCommand.fileSetting(text, board: board) {
+                    states[file.pedal] = file.state
+                    controls.parameters.set(file.parameter, file.value)
+                    continue
+                }
                 let a = try ParameterAssignment(parsing: text, board: board)
                 try RenderCommand.checkOnBoard(a.parameter, board)
                 try gate.set(a.parameter, a.value, on: controls.parameters)
@@ -143,7 +150,10 @@ struct RunCommand: ParsableCommand {
         settings.demoFile = try? DataFiles.locate().data(DemoRiffFile.fileName).path
         installCabinets()
 
-        let engine = LiveEngine(chain: Chain(controls: controls, board: board), settings: settings)
+        let chain = Chain(controls: controls, board: board)
+        // A cabinet's own file is read now: one that cannot be used is an error before playing.
+        do { try chain.restore(states: states) } catch { fail(error.description) }
+        let engine = LiveEngine(chain: chain, settings: settings)
 
         // SIGINT/SIGTERM end the loop through a dispatch source, never inside a signal handler.
         let finished = DispatchSemaphore(value: 0)

@@ -79,4 +79,93 @@ import StompboxTestSupport
         let files = CabinetFiles(folder: TestCabinets.folder)
         #expect(throws: CabinetError.unknownCabinet("nope", known: Cabinet.bundled)) { try files.impulseResponse(cabinet: "nope", sampleRate: 48_000) }
     }
+
+    /// A chain with the cabinet on, playing `cabinet` (an index of `cab.ir`).
+    func playing(_ cabinet: Int) -> Chain {
+        TestCabinets.install()
+        let chain = Chain(board: [.cab])
+        chain.parameters.set(.cabEnabled, 1)
+        chain.parameters.set(.cabImpulse, Float(cabinet))
+        chain.prepare(sampleRate: 48_000, maximumBlockSize: 256)
+        return chain
+    }
+
+    func writeIR(_ taps: [Float], _ name: String, in folder: TemporaryFolder, rate: Int = 48_000) throws -> String {
+        let path = folder.file(name)
+        try AudioFile.write(AudioBuffer(samples: taps, sampleRate: rate, channels: 1), to: path)
+        return path
+    }
+
+    /// One's own file, loaded while the cabinet plays: it takes over within 20 ms without a
+    /// step, and then the output is exactly the input through the file's response; a second
+    /// file replaces the first the same way; a file that cannot be used changes nothing.
+    @Test func aFileOfOnesOwnSwapsInWithoutAClick() throws {
+        let folder = TemporaryFolder()
+        let first = Signal.noise(length: 6_000, amplitude: 0.2, seed: 21).enumerated().map { i, v in v * Float(exp(-Double(i) / 800)) }
+        let second = Signal.noise(length: 30_000, amplitude: 0.05, seed: 22).enumerated().map { i, v in v * Float(exp(-Double(i) / 6_000)) }
+        let a = try writeIR(first, "first.wav", in: folder), b = try writeIR(second, "second.flac", in: folder)
+        let x = zip(Signal.sine(frequency: 110, seconds: 2, amplitude: 0.3), Signal.sine(frequency: 660, seconds: 2, amplitude: 0.1)).map { $0 + $1 }
+        let chain = playing(0)
+        let cabinet = try #require(chain.effect(.cab) as? Cabinet)
+        var y = Render.through(chain, Array(x[..<24_064]))
+        try cabinet.load(file: a)
+        #expect(chain.parameters.load(.cabImpulse) == Float(Cabinet.bundled.count) && cabinet.file == a)
+        y += Render.through(chain, Array(x[24_064..<48_128]))
+        try cabinet.load(file: b)
+        y += Render.through(chain, Array(x[48_128...]))
+        // Each file's response (as read back: 24-bit WAV, FLAC) applied to the whole input.
+        func through(_ path: String) throws -> [Float] {
+            let c = Chain(board: [.cab])
+            c.parameters.set(.cabEnabled, 1)
+            c.prepare(sampleRate: 48_000, maximumBlockSize: 256)
+            let cab = try #require(c.effect(.cab) as? Cabinet)
+            try cab.load(file: path)
+            return Render.through(c, x)
+        }
+        let withFirst = try through(a), withSecond = try through(b)
+        let settled1 = 24_064 + 960 + 256, settled2 = 48_128 + 960 + 256
+        let worst1 = (settled1..<48_128).map { abs(y[$0] - withFirst[$0]) }.max()!
+        let worst2 = (settled2..<x.count).map { abs(y[$0] - withSecond[$0]) }.max()!
+        #expect(worst1 < 1e-5 && worst2 < 1e-5, "after each swap: \(worst1), \(worst2)")
+        // No step beyond those of the signals crossed (and what crossing two of them over 20 ms adds).
+        let steady = [Measure.largestStep(Array(y[4_800..<24_064])), Measure.largestStep(Array(withFirst[4_800...])),
+                      Measure.largestStep(Array(withSecond[4_800...]))].max()!
+        for swap in [24_064, 48_128] {
+            let step = Measure.largestStep(Array(y[(swap - 1)..<(swap + 1_500)]))
+            #expect(step <= 1.2 * steady + 0.002, "step \(step) at the swap at \(swap), steady \(steady)")
+        }
+        // Not audio: one clear message naming the file, and the second file plays on.
+        let bad = folder.file("notes.txt")
+        try Data("not audio".utf8).write(to: URL(fileURLWithPath: bad))
+        do { try cabinet.load(file: bad); Issue.record("loaded a text file") } catch {
+            #expect("\(error)".contains("notes.txt"), "\(error)")
+        }
+        #expect(cabinet.file == b)
+    }
+
+    /// A preset keeps the file (its state), and a chain given that state plays the same file;
+    /// at another rate the file is converted like the bundled ones.
+    @Test func aPresetKeepsTheFile() throws {
+        let folder = TemporaryFolder()
+        let taps = Signal.noise(length: 2_000, amplitude: 0.2, seed: 23)
+        let path = try writeIR(taps, "mine.wav", in: folder, rate: 44_100)
+        let chain = playing(0)
+        try (chain.effect(.cab) as? Cabinet)?.load(file: path)
+        let states = chain.pedalStates
+        #expect(states["cab"].flatMap(FileState.file(in:)) == path)
+        let other = Chain(board: [.cab])
+        other.parameters.set(.cabEnabled, 1)
+        other.parameters.set(.cabImpulse, Float(Cabinet.bundled.count))
+        other.prepare(sampleRate: 48_000, maximumBlockSize: 256)
+        try other.restore(states: states)
+        #expect((other.effect(.cab) as? Cabinet)?.file == path)
+        var x = [Float](repeating: 0, count: 4_000)
+        x[0] = 1
+        let converted = try ImpulseResponseFile.read(path, sampleRate: 48_000).channels[0]
+        let y = Render.through(other, x)
+        let worst = (0..<converted.count).map { abs(y[$0] - converted[$0]) }.max()!
+        #expect(worst < 1e-6, "\(worst)")
+        // A state naming a file that is gone is an error naming the pedal and the file.
+        #expect(throws: PedalStateError.self) { try other.restore(states: ["cab": FileState.json(file: folder.file("gone.wav"))]) }
+    }
 }

@@ -81,4 +81,27 @@ import StompboxDSP
         #expect(message(#"{"format":"stompbox-preset","version":1,"#).contains("not valid JSON"))
         #expect(message("").contains("not valid JSON"))
     }
+
+    /// A built-in pedal's own state (the cabinet's file) goes into `states` and comes back; a
+    /// preset without one writes no `states`; bad ones name themselves.
+    @Test func builtInPedalStatesRoundTrip() throws {
+        let store = ParameterStore()
+        store.set(.cabImpulse, Float(Cabinet.bundled.count))
+        let state = FileState.json(file: "/home/player/irs/my 4x12.wav")
+        let preset = Preset(name: "Mine", from: store, board: [.overdrive, .cab], states: ["cab": state, "fil": "{}"])
+        #expect(preset.states == ["cab": state], "only built-in pedals' states are kept here")
+        let text = String(decoding: preset.jsonData(), as: UTF8.self)
+        #expect(text.contains(#""states""#) && text.contains("my 4x12.wav"))
+        let back = try Preset(jsonData: preset.jsonData())
+        #expect(back.states.keys.sorted() == ["cab"] && back.states["cab"].flatMap(FileState.file(in:)) == "/home/player/irs/my 4x12.wav")
+        #expect(back.matches(store, board: [.overdrive, .cab], states: ["cab": state]))
+        #expect(!back.matches(store, board: [.overdrive, .cab], states: [:]), "another file (or none) is a change")
+        let plain = Preset(name: "Plain", from: store, board: [.cab])
+        #expect(!String(decoding: plain.jsonData(), as: UTF8.self).contains("states"))
+
+        let unknown = #"{"format":"stompbox-preset","version":2,"name":"X","states":{"fuzz":{"file":"/x.wav"}}}"#
+        #expect(throws: PresetError.pedal(.unknownPedal("fuzz"))) { try Preset(jsonData: Data(unknown.utf8)) }
+        let notObject = #"{"format":"stompbox-preset","version":2,"name":"X","states":{"cab":"/x.wav"}}"#
+        #expect(throws: PresetError.wrongType(field: "states.cab", expected: "an object")) { try Preset(jsonData: Data(notObject.utf8)) }
+    }
 }

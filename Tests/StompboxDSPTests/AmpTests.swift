@@ -127,14 +127,7 @@ import StompboxTestSupport
                 let p = store([.ampModel: Float(model.rawValue), .ampGain: gain, .ampBass: tone, .ampMid: tone,
                                .ampTreble: tone, .ampMaster: 6])
                 let amp = prepared(Amp(parameters: p))
-                let inputs: [[Float]] = [
-                    Signal.sine(frequency: 110, seconds: 0.5, amplitude: 4),
-                    Signal.sine(frequency: 3000, seconds: 0.5, amplitude: 1),
-                    Signal.noise(length: 24_000, amplitude: 8),
-                    Signal.guitarRiff(seconds: 1).map { $0 * 20 },
-                    [Float](repeating: 10, count: 4800) + [Float](repeating: -10, count: 4800),
-                ]
-                for x in inputs {
+                for x in loudInputs {
                     let y = Render.through(amp, x)
                     let finite = Measure.allFinite(y)
                     #expect(finite)

@@ -47,3 +47,13 @@ func meanPeriod(_ times: [Double]) -> Double {
 }
 
 func decibels(_ ratio: Double) -> Double { 20 * log10(ratio) }
+
+/// Inputs far louder than a guitar (a bass note at +12 dB, a loud high tone, hot noise, the riff
+/// at +26 dB, a square of ±10): for tests that a saturating pedal stays bounded.
+let loudInputs: [[Float]] = [
+    Signal.sine(frequency: 110, seconds: 0.5, amplitude: 4),
+    Signal.sine(frequency: 3000, seconds: 0.5, amplitude: 1),
+    Signal.noise(length: 24_000, amplitude: 8),
+    Signal.guitarRiff(seconds: 1).map { $0 * 20 },
+    [Float](repeating: 10, count: 4800) + [Float](repeating: -10, count: 4800),
+]

@@ -54,14 +54,7 @@ import StompboxTestSupport
     func outputIsBoundedAtAnyDrive(_ drive: Float) {
         let p = store([.overdriveDrive: drive, .overdriveLevel: 0, .overdriveTone: 1])
         let od = prepared(Overdrive(parameters: p))
-        let inputs: [[Float]] = [
-            Signal.sine(frequency: 110, seconds: 0.5, amplitude: 4),
-            Signal.sine(frequency: 3000, seconds: 0.5, amplitude: 1),
-            Signal.noise(length: 24_000, amplitude: 8),
-            Signal.guitarRiff(seconds: 1).map { $0 * 20 },
-            [Float](repeating: 10, count: 4800) + [Float](repeating: -10, count: 4800),
-        ]
-        for x in inputs {
+        for x in loudInputs {
             let y = Render.through(od, x)
             let finite = Measure.allFinite(y)
             #expect(finite)

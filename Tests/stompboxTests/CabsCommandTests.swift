@@ -37,4 +37,32 @@ import Testing
         #expect(bad.status != 0 && bad.stderr.contains("cab.ir") && bad.stderr.contains(Cabinet.bundled[0]), "\(bad.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder.file("bad.wav")))
     }
+
+    /// `--set cab.ir=FILE` renders through one's own impulse response (converted from 44.1 kHz);
+    /// a preset file keeps it under `states`; a path that is not there is one clear error.
+    @Test func aRenderThroughOnesOwnFileAndAPresetThatKeepsIt() throws {
+        let folder = TemporaryFolder()
+        var x = [Float](repeating: 0, count: 9_600)
+        x[0] = 0.5
+        try AudioFile.write(AudioBuffer(samples: x, sampleRate: 48_000, channels: 1), to: folder.file("in.wav"))
+        let taps = Signal.noise(length: 1_500, amplitude: 0.3, seed: 5)
+        try AudioFile.write(AudioBuffer(samples: taps, sampleRate: 44_100, channels: 1), to: folder.file("my cab.wav"))
+        _ = try expectSuccess(["render", folder.file("in.wav"), folder.file("out.wav"), "--chain", "cab",
+                               "--set", "cab.enabled=on", "--set", "cab.ir=\(folder.file("my cab.wav"))", "--tail", "0"])
+        let y = try AudioFile.read(folder.file("out.wav")).samples
+        let ir = try ImpulseResponseFile.read(folder.file("my cab.wav"), sampleRate: 48_000).channels[0]
+        let worst = (0..<ir.count).map { abs(y[$0] - 0.5 * ir[$0]) }.max()!
+        #expect(worst < 1e-6, "\(worst)")
+
+        // The same through a preset that names the file in its states.
+        let state = FileState.json(file: folder.file("my cab.wav"))
+        let preset = #"{"format":"stompbox-preset","version":2,"name":"Mine","chain":["cab"],"parameters":{"cab.enabled":true,"cab.ir":"file"},"states":{"cab":\#(state)}}"#
+        try Data(preset.utf8).write(to: URL(fileURLWithPath: folder.file("mine.json")))
+        _ = try expectSuccess(["render", folder.file("in.wav"), folder.file("out2.wav"), "--preset", folder.file("mine.json"), "--tail", "0"])
+        #expect(try AudioFile.read(folder.file("out2.wav")).samples == y)
+
+        let missing = try runStompbox(["render", folder.file("in.wav"), folder.file("bad.wav"), "--chain", "cab", "--set", "cab.ir=\(folder.file("nope.wav"))"])
+        #expect(missing.status != 0 && missing.stderr.contains("nope.wav") && missing.stderr.contains(Cabinet.bundled[0]), "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("bad.wav")))
+    }
 }
