@@ -37,6 +37,8 @@ struct Options {
     var jack = true
     var jackOnly = false
     var jackSeconds = 20.0
+    var tuner = true
+    var tunerOnly = false
 
     init(_ arguments: [String]) {
         var i = 1
@@ -56,6 +58,8 @@ struct Options {
             case "--window-only": windowOnly = true
             case "--no-jack": jack = false
             case "--jack-only": jackOnly = true
+            case "--tuner-only": tunerOnly = true
+            case "--no-tuner": tuner = false
             case "--jack-seconds": jackSeconds = Double(value()) ?? { fatal("--jack-seconds takes a number") }()
             case "--server": servers.append(AudioServerKind(rawValue: value()) ?? { fatal("--server takes pulseaudio or pipewire") }())
             case "--drift-seconds": driftSeconds = Double(value()) ?? { fatal("--drift-seconds takes a number") }()
@@ -66,7 +70,7 @@ struct Options {
                 let parts = value().split(separator: "/")
                 guard parts.count == 2, let block = Int(parts[0]), let ms = Double(parts[1]) else { fatal("--latency-setting takes BLOCK/MS, e.g. 128/10") }
                 latencySettings.append(LatencyBench.Setting(name: "\(block)/\(parts[1])", block: block, latencyMs: ms))
-            default: fatal("unknown option \(arguments[i]) (use --seconds S, --runs N, --no-sox, --no-latency, --allocations-only, --latency-seconds S, --latency-setting BLOCK/MS, --window-only, --no-window, --jack-only, --no-jack, --jack-seconds S)")
+            default: fatal("unknown option \(arguments[i]) (use --seconds S, --runs N, --no-sox, --no-latency, --allocations-only, --latency-seconds S, --latency-setting BLOCK/MS, --window-only, --no-window, --jack-only, --no-jack, --jack-seconds S, --tuner-only, --no-tuner)")
             }
             i += 1
         }
@@ -288,6 +292,10 @@ if options.windowOnly {
     do { try WindowBench.run(runs: 3) } catch { fatal("window bench: \(error)") }
     exit(0)
 }
+if options.tunerOnly {
+    TunerBench.run()
+    exit(0)
+}
 if options.jackOnly {
     do { try JackBench.run(periods: [64, 128], seconds: options.jackSeconds) } catch { fatal("JACK bench: \(error)") }
     exit(0)
@@ -430,6 +438,9 @@ if !options.allocationsOnly {
         }
     }
 }
+
+// The tuner: its error table and how soon it reads a plucked note.
+if options.tuner && !options.allocationsOnly { TunerBench.run() }
 
 // The live loop through a private PulseAudio server: end-to-end latency and dropouts, 30 s each.
 if options.latency {

@@ -17,6 +17,27 @@ public enum Signal {
 
     public static func silence(_ length: Int) -> [Float] { [Float](repeating: 0, count: length) }
 
+    /// A plucked string for the tuner: harmonics 1…8 at 1/k (the second at `secondHarmonic`),
+    /// each decaying faster than the one below, from a sharp attack.
+    public static func pluck(frequency hz: Double, seconds: Double, sampleRate: Double = 48_000,
+                             secondHarmonic: Double = 0.5) -> [Float] {
+        let n = Int(seconds * sampleRate)
+        return (0..<n).map { i in
+            let t = Double(i) / sampleRate
+            var v = 0.0
+            for k in 1...8 where Double(k) * hz < sampleRate / 2 {
+                let amplitude = k == 2 ? secondHarmonic : 1 / Double(k)
+                v += amplitude * exp(-t * (1.5 + 0.8 * Double(k))) * sin(2 * Double.pi * Double(k) * hz * t + 0.3 * Double(k))
+            }
+            return Float(0.3 * v)
+        }
+    }
+
+    /// The frequency `cents` away from MIDI note `midi`, at A4 = `reference`.
+    public static func frequency(midi: Int, cents: Double = 0, reference: Double = 440) -> Double {
+        reference * pow(2, (Double(midi - 69) + cents / 100) / 12)
+    }
+
     /// White noise from a fixed seed, so runs repeat exactly.
     public static func noise(length: Int, amplitude: Float = 0.5, seed: UInt64 = 1) -> [Float] {
         var state = seed | 1

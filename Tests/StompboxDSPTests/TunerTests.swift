@@ -9,32 +9,13 @@ import StompboxTestSupport
     /// A detector of its own for each test (tests run side by side; a detector is one thread's).
     var detector: PitchDetector { PitchDetector(sampleRate: 48_000) }
 
-    /// The frequency `cents` away from MIDI note `midi` at A = `reference`.
-    static func frequency(midi: Int, cents: Double, reference: Double = 440) -> Double {
-        reference * pow(2, (Double(midi - 69) + cents / 100) / 12)
-    }
-
-    /// A plucked string: harmonics 1…8 at 1/k, each decaying faster than the one below, a sharp attack.
-    static func pluck(_ hz: Double, seconds: Double, rate: Double = 48_000, secondHarmonic: Double? = nil) -> [Float] {
-        let n = Int(seconds * rate)
-        return (0..<n).map { i in
-            let t = Double(i) / rate
-            var v = 0.0
-            for k in 1...8 where Double(k) * hz < rate / 2 {
-                let amplitude = k == 2 ? (secondHarmonic ?? 0.5) : 1 / Double(k)
-                v += amplitude * exp(-t * (1.5 + 0.8 * Double(k))) * sin(2 * Double.pi * Double(k) * hz * t + 0.3 * Double(k))
-            }
-            return Float(0.3 * v)
-        }
-    }
-
     // B0 (23), E1, A1, E2 (40), A2, D3, G3, B3, E4 (64), A4, E5, A5, E6 (88).
     static let notes = [23, 28, 33, 40, 45, 50, 55, 59, 64, 69, 76, 81, 88]
 
     @Test(arguments: notes)
     func aSteadyToneReadsWithinATenthOfACent(midi: Int) {
         for offset in [-37.0, 0, 12.5] {
-            let hz = Self.frequency(midi: midi, cents: offset)
+            let hz = Signal.frequency(midi: midi, cents: offset)
             let x = Signal.sine(frequency: hz, seconds: 0.5, amplitude: 0.3)
             let readings = detector.readings(x).filter { $0.time >= 0.2 }
             #expect(!readings.isEmpty)
@@ -50,9 +31,9 @@ import StompboxTestSupport
     @Test(arguments: notes)
     func aPluckedStringReadsWithinHalfACentAndSoon(midi: Int) {
         let offset = 7.0
-        let hz = Self.frequency(midi: midi, cents: offset)
+        let hz = Signal.frequency(midi: midi, cents: offset)
         let attack = 12_000 // the pluck starts at 0.25 s, after silence
-        let x = Signal.silence(attack) + Self.pluck(hz, seconds: 2)
+        let x = Signal.silence(attack) + Signal.pluck(frequency: hz, seconds: 2)
         let readings = detector.readings(x)
         let expectedName = TunerReading.names[midi % 12] + "\(midi / 12 - 1)"
         // The first reading comes within 150 ms of the attack…
@@ -67,8 +48,8 @@ import StompboxTestSupport
     }
 
     @Test func aLowEWithAStrongSecondHarmonicIsStillE2() {
-        let hz = Self.frequency(midi: 40, cents: -4)
-        let x = Self.pluck(hz, seconds: 2, secondHarmonic: 2.0)
+        let hz = Signal.frequency(midi: 40, cents: -4)
+        let x = Signal.pluck(frequency: hz, seconds: 2, secondHarmonic: 2.0)
         for (time, reading) in detector.readings(x) where time >= 0.15 {
             #expect(reading?.note == "E2" && abs((reading?.cents ?? 99) + 4) <= 0.5, "\(String(describing: reading)) at \(time)")
         }
