@@ -1,2 +1,3 @@
 #include <pulse/error.h>
 #include <pulse/pulseaudio.h>
+#include <pulse/simple.h>
