@@ -21,6 +21,7 @@ public final class Chain {
     /// thread without a retain.
     public let parameters: ParameterStore
     private let meters: LevelMeters
+    private let tunerTap: TunerTap
 
     /// The pedals on the board, in signal order, as last set. The audio thread takes a new board
     /// in at its next block.
@@ -58,6 +59,7 @@ public final class Chain {
         self.controls = controls
         parameters = controls.parameters
         meters = controls.meters
+        tunerTap = controls.tuner
         self.board = board
         let effects = board.map { $0.makeEffect(controls) }
         for (kind, effect) in zip(board, effects) { instances[kind] = effect }
@@ -219,7 +221,8 @@ public final class Chain {
     private func processBlock(_ block: UnsafeMutableBufferPointer<Float>) {
         let p = parameters
         inputGain.setTarget(decibelsToGain(p.load(.inputGain)))
-        outputGain.setTarget(decibelsToGain(p.load(.outputGain)))
+        // The tuner open (and not playing through) mutes the output, gliding like the gain does.
+        outputGain.setTarget(tunerTap.isMuting ? 0 : decibelsToGain(p.load(.outputGain)))
 
         // Nothing that is not a number goes further; absurd levels are bounded.
         let inPeakBits = largestMagnitudeBits(block)
@@ -247,6 +250,7 @@ public final class Chain {
             }
         }
         inputGain = gain
+        tunerTap.write(block)
 
         processBoard(block)
 

@@ -118,6 +118,8 @@ public final class EngineControls: @unchecked Sendable {
     public let parameters: ParameterStore
     public let looper: LooperControl
     public let meters: LevelMeters
+    /// What the tuner hears (the input after the input gain), and its muting of the output.
+    public let tuner = TunerTap()
 
     public init(parameters: ParameterStore = ParameterStore()) {
         self.parameters = parameters

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A tuner's reading: the pitch, how clearly periodic the sound was, and the nearest note with
 /// the deviation from it.
@@ -222,4 +223,56 @@ final class NSDFAnalyser {
         guard hz >= PitchDetector.lowest * 0.97, hz <= PitchDetector.highest * 1.03 else { return nil }
         return (hz, min(clarity, 1))
     }
+}
+
+/// The tuner's ear on the audio thread: while the tuner listens, each block of the input (after
+/// the input gain) is copied into a ring the tuner reads from its own thread; while it mutes,
+/// the chain's output glides to silence. Lock-free both ways.
+public final class TunerTap: @unchecked Sendable {
+    /// Enough for a refined low note's look-back at 96 kHz.
+    public static let capacity = 32_768
+    private let ring: UnsafeMutablePointer<Float>
+    private let written = Atomic<Int>(0)
+    private let listening = Atomic<Bool>(false)
+    private let muting = Atomic<Bool>(false)
+
+    public init() {
+        ring = .allocate(capacity: TunerTap.capacity)
+        ring.initialize(repeating: 0, count: TunerTap.capacity)
+    }
+
+    deinit { ring.deallocate() }
+
+    /// Whether blocks are copied for the tuner, and whether the output is muted. Any thread.
+    public var isListening: Bool {
+        get { listening.load(ordering: .relaxed) }
+        set { listening.store(newValue, ordering: .relaxed) }
+    }
+    public var isMuting: Bool {
+        get { muting.load(ordering: .relaxed) }
+        set { muting.store(newValue, ordering: .relaxed) }
+    }
+
+    /// Audio thread: keeps the block if the tuner listens.
+    @inline(__always)
+    func write(_ block: UnsafeMutableBufferPointer<Float>) {
+        guard listening.load(ordering: .relaxed), let x = block.baseAddress else { return }
+        let start = written.load(ordering: .relaxed)
+        let mask = TunerTap.capacity - 1
+        for i in 0..<block.count { ring[(start &+ i) & mask] = x[i] }
+        written.store(start &+ block.count, ordering: .releasing)
+    }
+
+    /// The tuner's thread: the last `count` samples into `out`; false when the audio thread wrote
+    /// over them while they were copied (try again at the next reading).
+    public func latest(_ count: Int, into out: UnsafeMutablePointer<Float>) -> Bool {
+        precondition(count <= TunerTap.capacity / 2)
+        let end = written.load(ordering: .acquiring)
+        let mask = TunerTap.capacity - 1
+        for i in 0..<count { out[i] = ring[(end &- count &+ i) & mask] }
+        return written.load(ordering: .acquiring) &- end <= TunerTap.capacity - count
+    }
+
+    /// Samples written so far (the tuner can tell whether audio is flowing).
+    public var total: Int { written.load(ordering: .acquiring) }
 }

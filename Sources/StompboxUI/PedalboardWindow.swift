@@ -34,6 +34,8 @@ public final class PedalboardWindow {
     private var statusLight: UnsafeMutablePointer<GtkWidget>!
     private var readoutLabel: UnsafeMutablePointer<GtkWidget>!
     private var devicePicker: DevicePicker!
+    private var tuner: TunerView!
+    private let tunerButton = gtk_toggle_button_new_with_label("Tuner")!
     private var tick: UInt32 = 0
     private var seenChanges: UInt64 = .max
     private var seenClips = (input: 0, output: 0)
@@ -121,14 +123,36 @@ public final class PedalboardWindow {
         setAccessible(addButton, name: "Add pedal")
         gtk_widget_set_tooltip_text(addButton, "Put a pedal on the board (drag a pedal to move it, × takes it off)")
         onSignal(raw(addButton), "clicked") { [unowned self] in showAddMenu() }
+        addClass(tunerButton, "add-pedal")
+        setAccessible(tunerButton, name: "Tuner")
+        gtk_widget_set_tooltip_text(tunerButton, "Open the tuner (T); it mutes the board unless Play through is on")
+        onSignal(raw(tunerButton), "toggled") { [unowned self] in
+            let wanted = gtk_toggle_button_get_active(cast(raw(tunerButton))) != 0
+            if wanted != tuner.isOpen { tuner.toggle() }
+        }
+        gtk_box_pack_start(cast(raw(strip)), tunerButton, 0, 0, 2)
         gtk_box_pack_start(cast(raw(strip)), addButton, 0, 0, 6)
         gtk_box_pack_start(cast(raw(strip)), moreButton, 0, 0, 6)
         addClass(readoutLabel, "readout")
         gtk_label_set_ellipsize(cast(raw(readoutLabel)), PANGO_ELLIPSIZE_END)
-        gtk_label_set_width_chars(cast(raw(readoutLabel)), 12)
+        gtk_label_set_width_chars(cast(raw(readoutLabel)), 4)
         gtk_label_set_max_width_chars(cast(raw(readoutLabel)), 28)
         gtk_box_pack_end(cast(raw(strip)), readoutLabel, 0, 0, 12)
         gtk_box_pack_start(cast(raw(root)), strip, 0, 0, 0)
+        tuner = TunerView(tap: engine.chain.controls.tuner, sampleRate: { [weak engine] in engine?.chain.sampleRate ?? 48_000 })
+        gtk_box_pack_start(cast(raw(root)), tuner.widget, 0, 0, 0)
+        // T opens and closes the tuner, wherever the focus is but in a text field.
+        onEvent(raw(window), "key-press-event") { [unowned self] event in
+            let key: UnsafeMutablePointer<GdkEventKey> = cast(event)
+            guard Int32(key.pointee.keyval) == GDK_KEY_t || Int32(key.pointee.keyval) == GDK_KEY_T,
+                  key.pointee.state & (GDK_CONTROL_MASK.rawValue | GDK_MOD1_MASK.rawValue) == 0 else { return false }
+            if let focus = gtk_window_get_focus(cast(raw(window))),
+               g_type_check_instance_is_a(UnsafeMutablePointer<GTypeInstance>(OpaquePointer(focus)), gtk_entry_get_type()) != 0 {
+                return false
+            }
+            gtk_toggle_button_set_active(cast(raw(tunerButton)), tuner.isOpen ? 0 : 1)
+            return true
+        }
 
         // Middle: preset column and the board.
         let middle = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0)!
@@ -574,7 +598,8 @@ public final class PedalboardWindow {
         if ticks % Self.pollsPerSecond == 0 { saveGeometry() }
         if let reporter, ticks % 2 == 0 {
             reporter.report(engine: engine, status: status, uiSeconds: Int(Date().timeIntervalSince(started)),
-                            readout: readout, layout: withOriginCache { layout() }, statusText: lastStatusText, extra: extraState?() ?? [:])
+                            readout: readout, layout: withOriginCache { layout() }, statusText: lastStatusText,
+                            extra: (extraState?() ?? [:]).merging(["tuner": tuner.state]) { $1 })
         }
     }
 
@@ -647,6 +672,8 @@ public final class PedalboardWindow {
         result["output_meter"] = ["clip": outputMeter.clipped, "limiter_db": outputMeter.reduction] as [String: Any]
         result["board"] = shownBoard.map(\.id)
         result["zoom"] = zoom
+        result["tuner_button"] = rootCentre(tunerButton)
+        result["tuner_play_through"] = rootCentre(tuner.playThrough)
         // The smallest knob's control (logical pixels): what a finger has to hit.
         let knobSizes = pedals.flatMap(\.knobs).map { [Int(gtk_widget_get_allocated_width($0.widget)), Int(gtk_widget_get_allocated_height($0.widget))] }
         result["smallest_knob"] = knobSizes.min { min($0[0], $0[1]) < min($1[0], $1[1]) } ?? []

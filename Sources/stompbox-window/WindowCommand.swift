@@ -54,7 +54,9 @@ struct WindowCommand: ParsableCommand {
         case let name?: settings.input = .source(name)
         }
         if let sink = environment["STOMPBOX_OUTPUT"], !sink.isEmpty { settings.output = sink }
-        settings.demoFile = try? DataFiles.locate().data(DemoRiffFile.fileName).path
+        // The demo input plays the bundled riff (or the file STOMPBOX_DEMO_FILE names: a test's tone).
+        settings.demoFile = environment["STOMPBOX_DEMO_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (try? DataFiles.locate().data(DemoRiffFile.fileName).path)
         // The bundled cabinets (data/cabinets), read when the Cabinet is first prepared.
         if let data = try? DataFiles.locate() { Cabinet.install(CabinetFiles(folder: data.data("cabinets"))) }
 
