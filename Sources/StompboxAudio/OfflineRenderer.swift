@@ -169,6 +169,7 @@ public final class OfflineRenderer {
         do { try chain.restore(states: plan.states) } catch { throw .state(error.description) }
 
         let channels = reader.channels
+        let taps = TapTempo()
         // The files move a chunk of `ioChunk` frames at a time (fewer, larger reads and writes);
         // the chain works on the chunk in place, block by block.
         let chunkFrames = Self.ioChunk
@@ -219,7 +220,7 @@ public final class OfflineRenderer {
                     }
                     for i in got..<chunkCount { mono[i] = 0 }
                 }
-                for i in block.actions { apply(actions[i], to: chain) }
+                for i in block.actions { apply(actions[i], to: chain, taps: taps) }
                 let offset = block.frames.lowerBound - chunkStart
                 chain.process(UnsafeMutableBufferPointer(rebasing: mono[offset..<(offset + block.frames.count)]))
             }
@@ -233,10 +234,11 @@ public final class OfflineRenderer {
                        inputFrames: inputFrames, outputFrames: totalFrames, board: board)
     }
 
-    private func apply(_ action: RenderAction, to chain: Chain) {
+    private func apply(_ action: RenderAction, to chain: Chain, taps: TapTempo) {
         switch action.kind {
         case .set(let a): chain.parameters.set(a.parameter, a.value)
         case .looper(let gesture): chain.controls.looper.send(gesture)
+        case .tempoTap: if let bpm = taps.tap(at: action.time) { chain.parameters.set(.tempo, Float(bpm)) }
         }
     }
 }

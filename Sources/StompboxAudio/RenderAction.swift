@@ -32,10 +32,12 @@ public struct ParameterAssignment: Equatable, Sendable, CustomStringConvertible 
     public var description: String { "\(parameter.id)=\(parameter.spec.format(value))" }
 }
 
-/// What `--at` can do: set a parameter or press the looper's pedal.
+/// What `--at` can do: set a parameter, press the looper's pedal, or tap the tempo.
 public enum RenderActionKind: Equatable, Sendable {
     case set(ParameterAssignment)
     case looper(LooperAction)
+    /// A tap of tap tempo (`tempo.tap`): from the second tap, `tempo.bpm` follows the taps.
+    case tempoTap
 }
 
 /// `SECONDS:ACTION` — an action at a time in the render, e.g. `2.5:looper.tap`,
@@ -58,7 +60,9 @@ public struct RenderAction: Equatable, Sendable, CustomStringConvertible {
         let actionText = String(text[text.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
         guard let time = Double(timeText), time.isFinite else { throw .badTime(text) }
         guard time >= 0 else { throw .negativeTime(text) }
-        if actionText.hasPrefix("looper."), !actionText.contains("=") {
+        if actionText == "tempo.tap" {
+            self.init(time: time, .tempoTap)
+        } else if actionText.hasPrefix("looper."), !actionText.contains("=") {
             let name = String(actionText.dropFirst("looper.".count))
             guard let action = LooperAction(rawValue: name) else { throw .unknownAction(actionText) }
             self.init(time: time, .looper(action))
@@ -78,6 +82,7 @@ public struct RenderAction: Equatable, Sendable, CustomStringConvertible {
         switch kind {
         case .set(let a): "\(formatSeconds(time)):\(a)"
         case .looper(let action): "\(formatSeconds(time)):looper.\(action.rawValue)"
+        case .tempoTap: "\(formatSeconds(time)):tempo.tap"
         }
     }
 }

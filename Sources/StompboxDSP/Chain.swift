@@ -46,6 +46,7 @@ public final class Chain {
     private var inputGain = SmoothedValue(1)
     private var outputGain = SmoothedValue(1)
     private var limiter = SafetyLimiter()
+    private var metronome = Metronome()
     private var dry = UnsafeMutableBufferPointer<Float>.allocate(capacity: 1)
     /// The board's input, kept while a new board fades in.
     private var boardInput = UnsafeMutableBufferPointer<Float>.allocate(capacity: 1)
@@ -78,6 +79,7 @@ public final class Chain {
         }
         dry.deallocate()
         boardInput.deallocate()
+        metronome.free()
     }
 
     /// Rearranges the board: `kinds` in signal order (pedals left out are taken off; a pedal put
@@ -133,6 +135,7 @@ public final class Chain {
         inputGain.prepare(sampleRate: sampleRate)
         outputGain.prepare(sampleRate: sampleRate)
         limiter.prepare(sampleRate: sampleRate)
+        metronome.prepare(sampleRate: sampleRate)
         reset()
         publishLatency()
     }
@@ -151,6 +154,7 @@ public final class Chain {
         inputGain.snap(to: decibelsToGain(parameters.load(.inputGain)))
         outputGain.snap(to: decibelsToGain(parameters.load(.outputGain)))
         limiter.reset()
+        metronome.reset()
     }
 
     private func adopt(_ board: Unmanaged<Board>) {
@@ -262,6 +266,8 @@ public final class Chain {
             for i in block.indices { block[i] *= g }
         }
         outputGain = gain
+        // The metronome after the pedals, before the limiter.
+        metronome.mix(into: block, p)
         let peak = limiter.process(block)
         lastOutputPeak = max(lastOutputPeak, peak)
         meters.note(output: peak, limiterGain: limiter.lowestGain, ducked: limiter.ducked)

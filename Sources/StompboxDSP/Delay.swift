@@ -18,6 +18,16 @@ public final class Delay: AudioEffect {
     public static let fadeTime = 0.03
     /// The longest delay the buffer holds.
     public static let maximumTime = 2.0
+    /// `delay.sync`'s note values in beats (off, 1/4, 1/8, dotted 1/8, 1/16, 1/8 triplet).
+    static let syncFactors: [Double] = [0, 1, 0.5, 0.75, 0.25, 1.0 / 3]
+
+    /// The delay time in ms: `delay.time_ms`, or with `delay.sync` on, the note value at `tempo.bpm`.
+    @inline(__always)
+    func timeMilliseconds() -> Float {
+        let sync = min(max(Int(parameters.load(.delaySync).rounded()), 0), Delay.syncFactors.count - 1)
+        guard sync > 0 else { return parameters.load(.delayTime) }
+        return Float(60_000 / Double(parameters.load(.tempo)) * Delay.syncFactors[sync])
+    }
 
     private var buffer = UnsafeMutablePointer<Float>.allocate(capacity: 1)
     private var mask = 0
@@ -66,7 +76,7 @@ public final class Delay: AudioEffect {
     public func reset() {
         buffer.update(repeating: 0, count: mask + 1)
         writeIndex = 0
-        currentDelay = delaySamples(parameters.load(.delayTime))
+        currentDelay = delaySamples(timeMilliseconds())
         nextDelay = currentDelay
         fadeIndex = fadeLength
         feedback.snap(to: parameters.load(.delayFeedback))
@@ -85,7 +95,8 @@ public final class Delay: AudioEffect {
     public func process(_ block: UnsafeMutableBufferPointer<Float>) {
         guard let io = block.baseAddress else { return }
         let n = block.count
-        let target = delaySamples(parameters.load(.delayTime))
+        // A tempo change moves a synced delay's time through the same crossfade as the knob.
+        let target = delaySamples(timeMilliseconds())
         feedback.setTarget(parameters.load(.delayFeedback))
         mix.setTarget(parameters.load(.delayMix))
 
@@ -217,8 +228,12 @@ extension PedalKind {
             PedalControl("feedback", "Feedback", .none, 0...0.95, default: 0.4),
             PedalControl("mix", "Mix", .none, 0...1, default: 0.35),
             PedalControl("trails", "Trails", .none, 0...1, default: 1, .toggle),
+            PedalControl("sync", "Sync", .none, 0...Float(Delay.syncFactors.count - 1), default: 0,
+                         .choice(["off", "quarter", "eighth", "dotted-eighth", "sixteenth", "eighth-triplet"])),
         ],
-        face: .classicThree("time_ms", "feedback", "mix", switch: "trails"),
+        face: PedalFace(places: PedalFace.classicThree("time_ms", "feedback", "mix", switch: "trails").places + [
+            .init("sync", x: 112, y: 126, width: 66, menu: true, labels: ["free", "1/4", "1/8", "1/8 ·", "1/16", "1/8 ³"]),
+        ]),
         trails: "trails",
         make: { Delay(parameters: $0.parameters) })
 }
@@ -229,4 +244,5 @@ extension Parameter {
     public static let delayFeedback = PedalKind.delay.parameter("feedback")
     public static let delayMix = PedalKind.delay.parameter("mix")
     public static let delayTrails = PedalKind.delay.parameter("trails")
+    public static let delaySync = PedalKind.delay.parameter("sync")
 }

@@ -235,7 +235,7 @@ public struct Parameter: Hashable, @unchecked Sendable, CaseIterable, CustomStri
                       minimum: -24, maximum: 24, defaultValue: 0, scale: .linear),
         ParameterSpec(id: "master.output_db", pedal: nil, name: "Output Gain", shortName: "Output", unit: .decibels,
                       minimum: -24, maximum: 12, defaultValue: 0, scale: .linear),
-    ] + PedalKind.builtIn.flatMap(\.parameterSpecs)
+    ] + PedalKind.builtIn.flatMap(\.parameterSpecs) + Metronome.specs
 
     public static let allCases: [Parameter] = table.indices.map { Parameter(index: $0) }
 
