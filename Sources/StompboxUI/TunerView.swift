@@ -21,6 +21,9 @@ final class TunerView {
     private var strobePhase = 0.0
     private(set) var reading: TunerReading?
     private(set) var isOpen = false
+    /// The tap's count of samples when the tuner opened: nothing is read until a whole window
+    /// has been heard since (the ring holds silence from before).
+    private var heardFrom = 0
 
     init(tap: TunerTap, sampleRate: @escaping () -> Double) {
         self.tap = tap
@@ -69,6 +72,7 @@ final class TunerView {
     func open() {
         guard !isOpen else { return }
         isOpen = true
+        heardFrom = tap.total
         tap.isListening = true
         tap.isMuting = gtk_toggle_button_get_active(cast(raw(playThrough))) == 0
         gtk_widget_set_no_show_all(widget, 0)
@@ -97,7 +101,9 @@ final class TunerView {
         }
         guard let detector, let window else { return true }
         let count = detector.longWindow
-        if count <= TunerTap.capacity / 2, tap.latest(count, into: window) {
+        if tap.total - heardFrom < detector.window {
+            reading = nil
+        } else if count <= TunerTap.capacity / 2, tap.latest(count, into: window) {
             reading = detector.analyse(endingAt: window + count, reference: reference)
         }
         strobePhase += (reading?.cents ?? 0) * 0.05

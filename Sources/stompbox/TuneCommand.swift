@@ -88,7 +88,9 @@ struct TuneCommand: ParsableCommand {
                 }
             } catch { fail("\(error)") }
             count += 1
-            let reading = samples.withUnsafeBufferPointer { detector.analyse(endingAt: $0.baseAddress! + history + hop, reference: reference) }
+            // Nothing is read until a whole window has been heard (before that it holds silence).
+            let reading = count * hop < detector.window ? nil
+                : samples.withUnsafeBufferPointer { detector.analyse(endingAt: $0.baseAddress! + history + hop, reference: reference) }
             FileHandle.standardOutput.write(Data((line(Double(count) / 20, reading) + "\n").utf8))
             samples.removeFirst(hop)
             samples += [Float](repeating: 0, count: hop)
