@@ -64,6 +64,11 @@ public struct Metronome {
 
     mutating func reset() {
         on = false
+        restart()
+    }
+
+    /// Counting starts again: the next beat is beat 0, at the next sample.
+    private mutating func restart() {
         position = 0
         beat = -1
         beatStart = 0
@@ -82,12 +87,7 @@ public struct Metronome {
         let enabled = parameters.isOn(.metronomeEnabled)
         if enabled != on {
             on = enabled
-            position = 0
-            beat = -1
-            beatStart = 0
-            anchorBeat = 0
-            anchorStart = 0
-            anchorBPM = 0
+            restart()
             level.snap(to: decibelsToGain(parameters.load(.metronomeLevel)))
         }
         guard on, let x = block.baseAddress, click.count > 0 else { return }
