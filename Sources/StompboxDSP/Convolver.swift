@@ -158,11 +158,6 @@ public final class Convolver {
         accumulator.deallocate()
     }
 
-    /// Whether `kernel` fits (its partition and its length).
-    public func accepts(_ kernel: ConvolutionKernel) -> Bool {
-        kernel.partition == partition && kernel.tailPartitions <= capacity
-    }
-
     /// Forgets the input. Audio thread safe.
     public func reset() {
         history.update(repeating: 0, count: 2 * partition)

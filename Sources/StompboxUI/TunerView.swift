@@ -64,7 +64,6 @@ final class TunerView {
     }
 
     var reference: Double { gtk_spin_button_get_value(cast(raw(referenceSpin))) }
-    var isMuting: Bool { tap.isMuting }
 
     /// Opens or closes it (the strip's Tuner button, the T key).
     func toggle() { isOpen ? close() : open() }
