@@ -53,6 +53,10 @@ struct PedalInk {
     init(_ kind: PedalKind) {
         (red, green, blue) = kind.face.ink
     }
+
+    init(red: Double, green: Double, blue: Double) {
+        (self.red, self.green, self.blue) = (red, green, blue)
+    }
 }
 
 /// `value` logical pixels of a pedal's own coordinates at `zoom` (see `BoardZoom`).

@@ -35,6 +35,11 @@ final class PedalView {
     var onMoved: ((Double) -> Void)?
     /// The pedal's remove button was pressed.
     var onRemove: (() -> Void)?
+    /// A press anywhere on the pedal (a knob, a switch, the enclosure) selects it: B and the
+    /// `pedal:selected` footswitch switch the selected pedal. Its outline shows it.
+    var onSelected: (() -> Void)?
+    var isSelected = false { didSet { if isSelected != oldValue { gtk_widget_queue_draw(face) } } }
+    private var selectGesture: OpaquePointer?
     /// Set for a pedal that loads a file of one's own: a "Load file…" button under its menu
     /// calls it (`addFileButton`).
     private(set) var fileButton: UnsafeMutablePointer<GtkWidget>?
@@ -99,12 +104,20 @@ final class PedalView {
         addFootswitch()
         addMoveAndRemove()
         syncChoices()
+        // Seen before the control under the finger handles the press, and never claimed.
+        let select = gtk_gesture_multi_press_new(widget)!
+        gtk_gesture_single_set_button(select, 0)
+        gtk_event_controller_set_propagation_phase(select, GTK_PHASE_CAPTURE)
+        selectGesture = select
+        onPress(raw(select), "pressed") { [unowned self] _, _, _ in onSelected?() }
         onEvent(raw(face), "draw") { [unowned self] cr in drawFace(OpaquePointer(cr!)); return true }
         onSignal(raw(widget), "destroy") { [unowned self] in
             if let artwork { g_object_unref(raw(artwork.pixbuf)) }
             artwork = nil
             if let dragGesture { g_object_unref(raw(dragGesture)) }
             dragGesture = nil
+            if let selectGesture { g_object_unref(raw(selectGesture)) }
+            selectGesture = nil
         }
     }
 
@@ -298,6 +311,12 @@ final class PedalView {
         drawLED(cr)
         looper?.drawBar(cr)
         if isLocked() { drawLockedOverlay(cr, width: Double(layout.width), height: Double(PedalLayout.height)) }
+        if isSelected {
+            cairo_set_source_rgba(cr, 1, 0.85, 0.3, 0.9)
+            cairo_set_line_width(cr, 3)
+            cairo_rectangle(cr, 1.5, 1.5, Double(layout.width) - 3, Double(PedalLayout.height) - 3)
+            cairo_stroke(cr)
+        }
     }
 
     /// A pedal without artwork (a plugin pedal): a plain enclosure with its name under the LED;

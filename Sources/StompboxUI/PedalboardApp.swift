@@ -49,6 +49,8 @@ public final class PedalboardApp {
                 ["presets": panel.state, "store": front.state, "dialogs": Dialogs.open, "notice": panel.notice]
             }
             w.extraLayout = { [unowned panel] in panel.layout }
+            w.onPresetAction = { [unowned panel] in panel.perform($0) }
+            if !w.footControls.notices.isEmpty { panel.showInfo(.warning, w.footControls.notices.joined(separator: "\n")) }
             storeFront = front
             presetPanel = panel
             onWindow?(w)

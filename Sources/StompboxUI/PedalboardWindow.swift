@@ -35,6 +35,7 @@ public final class PedalboardWindow {
     private var readoutLabel: UnsafeMutablePointer<GtkWidget>!
     private var devicePicker: DevicePicker!
     private var tuner: TunerView!
+    private var tempo: TempoSection!
     private let tunerButton = gtk_toggle_button_new_with_label("Tuner")!
     private var tick: UInt32 = 0
     private var seenChanges: UInt64 = .max
@@ -75,6 +76,21 @@ public final class PedalboardWindow {
     /// "Add pedal…" at the end of the selectors, and its menu while open.
     private let addButton = gtk_button_new_with_label("Add pedal…")!
     private var addMenu: UnsafeMutablePointer<GtkWidget>?
+    /// The footswitch bindings (`controls.json`) and what carries out their actions.
+    let footControls = FootControlsFile()
+    private(set) lazy var dispatcher: FootControlDispatcher = {
+        let d = FootControlDispatcher(controls: controls, board: { [unowned self] in engine.chain.board })
+        d.selectedPedal = { [unowned self] in selectedPedal }
+        d.isLocked = { [unowned self] in isLocked($0) }
+        d.onLocked = { [unowned self] in onLocked?($0) }
+        return d
+    }()
+    /// The pedal last touched (B switches it); the board's first until one is touched.
+    private(set) var selectedPedal: PedalKind?
+    /// Preset actions (play 1-3, next, previous) go to the preset panel.
+    var onPresetAction: ((FootAction) -> Void)?
+    /// The last footswitch action and where it came from, for the state file.
+    private var lastFootAction: String?
     /// Called when the window is gone (destroyed).
     var onClosed: (() -> Void)?
     /// The store's answer to "is this pedal locked?" (set by `StoreFront`); a locked pedal is
@@ -141,16 +157,18 @@ public final class PedalboardWindow {
         gtk_box_pack_start(cast(raw(root)), strip, 0, 0, 0)
         tuner = TunerView(tap: engine.chain.controls.tuner, sampleRate: { [weak engine] in engine?.chain.sampleRate ?? 48_000 })
         gtk_box_pack_start(cast(raw(root)), tuner.widget, 0, 0, 0)
-        // T opens and closes the tuner, wherever the focus is but in a text field.
+        // Footswitch keys (controls.json; T the tuner, 1/2/3 the presets, Space the Looper…),
+        // wherever the focus is but in a text field, before the focused control sees the key.
         onEvent(raw(window), "key-press-event") { [unowned self] event in
             let key: UnsafeMutablePointer<GdkEventKey> = cast(event)
-            guard Int32(key.pointee.keyval) == GDK_KEY_t || Int32(key.pointee.keyval) == GDK_KEY_T,
-                  key.pointee.state & (GDK_CONTROL_MASK.rawValue | GDK_MOD1_MASK.rawValue) == 0 else { return false }
+            guard key.pointee.state & (GDK_CONTROL_MASK.rawValue | GDK_MOD1_MASK.rawValue | GDK_SUPER_MASK.rawValue) == 0,
+                  let name = gdk_keyval_name(key.pointee.keyval).map({ String(cString: $0) }),
+                  let action = footControls.controls.action(forKey: name) else { return false }
             if let focus = gtk_window_get_focus(cast(raw(window))),
                g_type_check_instance_is_a(UnsafeMutablePointer<GTypeInstance>(OpaquePointer(focus)), gtk_entry_get_type()) != 0 {
                 return false
             }
-            gtk_toggle_button_set_active(cast(raw(tunerButton)), tuner.isOpen ? 0 : 1)
+            perform(action, .press, from: "key \(name)")
             return true
         }
 
@@ -162,6 +180,9 @@ public final class PedalboardWindow {
         addClass(presetTitle, "column-title")
         gtk_box_pack_start(cast(raw(presetColumn)), presetTitle, 0, 0, 0)
         gtk_box_pack_start(cast(raw(middle)), presetColumn, 0, 0, 0)
+        tempo = TempoSection(store: controls.parameters, onReadout: { [weak self] in self?.showReadout($0) },
+                             onTap: { [weak self] in self?.perform(.tapTempo, .press, from: "button") })
+        gtk_box_pack_end(cast(raw(presetColumn)), tempo.widget, 0, 0, 8)
 
         // The board: the meters stay put on either side, the pedals scroll between them.
         let board = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0)!
@@ -381,6 +402,7 @@ public final class PedalboardWindow {
             pedal.onLocked = { [weak self] in self?.onLocked?(kind) }
             pedal.onMoved = { [weak self] dx in self?.move(kind, by: dx) }
             pedal.onRemove = { [weak self] in self?.rearrange { $0.removeAll { $0 == kind } } }
+            pedal.onSelected = { [weak self] in self?.select(kind) }
             if let loader = engine.chain.effect(kind) as? FileLoadingEffect {
                 pedal.addFileButton(title: "Load \(loader.fileDescription) file…") { [weak self, weak pedal] in
                     self?.loadFile(into: loader, shownOn: pedal)
@@ -392,9 +414,32 @@ public final class PedalboardWindow {
             gtk_box_pack_start(cast(raw(pedalBox)), pedal.widget, 0, 0, 0)
             selectors.append((kind, makeSelector(kind)))
         }
+        if selectedPedal.map({ !shownBoard.contains($0) }) ?? true { selectedPedal = shownBoard.first }
+        for pedal in pedals { pedal.isSelected = pedal.kind == selectedPedal }
         syncControls()
         gtk_widget_show_all(pedalBox)
         gtk_widget_show_all(selectorBox)
+    }
+
+    /// Makes `kind` the selected pedal (outlined; B switches it).
+    func select(_ kind: PedalKind) {
+        selectedPedal = kind
+        for pedal in pedals { pedal.isSelected = pedal.kind == kind }
+    }
+
+    /// Carries out a footswitch action (a key, a MIDI message): the dispatcher switches pedals,
+    /// turns knobs, taps the Looper and the tempo; the tuner is the window's, presets the panel's.
+    func perform(_ action: FootAction, _ input: FootInput, from source: String) {
+        lastFootAction = "\(source): \(action)"
+        guard let own = dispatcher.perform(action, input) else {
+            if case .selectedPedal = action, let kind = selectedPedal { scrollIntoView(kind) }
+            syncControls()
+            return
+        }
+        switch own {
+        case .tuner: gtk_toggle_button_set_active(cast(raw(tunerButton)), tuner.isOpen ? 0 : 1)
+        default: onPresetAction?(own)
+        }
     }
 
     /// Asks for a file for a pedal that loads one (the cabinet's impulse response) and loads it;
@@ -527,6 +572,7 @@ public final class PedalboardWindow {
         gtk_widget_set_tooltip_text(button, "Switch \(kind.name) on or off")
         onSignal(raw(button), "toggled") { [unowned self] in
             guard !updatingSelectors else { return }
+            select(kind)
             scrollIntoView(kind)
             let on = gtk_toggle_button_get_active(cast(raw(button))) != 0
             if on && isLocked(kind) {
@@ -555,6 +601,7 @@ public final class PedalboardWindow {
     /// Knobs, sliders, footswitches and strip follow the parameter store.
     private func syncControls() {
         for pedal in pedals { pedal.sync() }
+        tempo.sync()
         updatingSelectors = true
         for (kind, button) in selectors {
             let on = controls.parameters.isOn(kind.enabledParameter)
@@ -599,8 +646,13 @@ public final class PedalboardWindow {
         if let reporter, ticks % 2 == 0 {
             reporter.report(engine: engine, status: status, uiSeconds: Int(Date().timeIntervalSince(started)),
                             readout: readout, layout: withOriginCache { layout() }, statusText: lastStatusText,
-                            extra: (extraState?() ?? [:]).merging(["tuner": tuner.state]) { $1 })
+                            extra: (extraState?() ?? [:]).merging(["tuner": tuner.state, "footControls": footState, "tempo": tempo.state]) { $1 })
         }
+    }
+
+    private var footState: [String: Any] {
+        ["selectedPedal": selectedPedal?.id ?? NSNull(), "lastAction": lastFootAction ?? NSNull(),
+         "notices": footControls.notices, "file": footControls.url.path]
     }
 
     private func updateStatus(_ status: LiveStatus) {
@@ -674,6 +726,8 @@ public final class PedalboardWindow {
         result["zoom"] = zoom
         result["tuner_button"] = rootCentre(tunerButton)
         result["tuner_play_through"] = rootCentre(tuner.playThrough)
+        result["tempo"] = ["bpm": rootCentre(tempo.bpmSpin), "tap": rootCentre(tempo.tapButton),
+                           "metronome": rootCentre(tempo.clickButton), "beats": rootCentre(tempo.beatsSpin)]
         // The smallest knob's control (logical pixels): what a finger has to hit.
         let knobSizes = pedals.flatMap(\.knobs).map { [Int(gtk_widget_get_allocated_width($0.widget)), Int(gtk_widget_get_allocated_height($0.widget))] }
         result["smallest_knob"] = knobSizes.min { min($0[0], $0[1]) < min($1[0], $1[1]) } ?? []

@@ -206,6 +206,18 @@ final class PresetPanel {
 
     // MARK: Actions
 
+    /// A footswitch's preset action: play 1-3, or step to the next or previous slot (round).
+    func perform(_ action: FootAction) {
+        guard let library else { return }
+        let count = PresetBank.slotCount
+        switch action {
+        case .preset(let n): recall(n - 1)
+        case .nextPreset: recall((library.selected + 1) % count)
+        case .previousPreset: recall((library.selected + count - 1) % count)
+        default: break
+        }
+    }
+
     private func recall(_ slot: Int) {
         guard let library else { return }
         var problem: String?

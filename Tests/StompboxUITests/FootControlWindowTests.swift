@@ -1,0 +1,113 @@
+import Foundation
+import StompboxTestSupport
+import Testing
+
+/// Keyboard footswitches and the tempo controls in the window, as a player uses them: a USB
+/// pedal that types keys, wherever the focus is but in a text field.
+@Suite("Footswitch keys and tempo in the window", .serialized)
+struct FootControlWindowTests {
+    @Test("Default keys: 1/2/3 and Page Up/Down play presets, B switches the touched pedal, Space taps the Looper, Enter taps the tempo; typing in the tempo field is typing")
+    func defaultKeys() throws {
+        // The Looper is sold in the store: unlocked here with a key of a test key pair.
+        let session = try PedalboardSession(startFromDefaults: true, environment: try unlockedLooperEnvironment())
+        defer { session.stop() }
+        func presets() -> Int? { (session.state()?["presets"] as? [String: Any])?["selected"] as? Int }
+        func foot() -> [String: Any] { session.state()?["footControls"] as? [String: Any] ?? [:] }
+        func tempo() -> [String: Any] { session.state()?["tempo"] as? [String: Any] ?? [:] }
+        #expect(presets() == 0)
+
+        // A knob focused (as after turning it) does not keep the keys from the footswitch.
+        let time = try session.point("delay", "controls", "delay.time_ms")
+        try session.xdotool("mousemove", "\(time.x)", "\(time.y)", "click", "1")
+        #expect(waitUntil(seconds: 3) { foot()["selectedPedal"] as? String == "delay" }, "\(foot())")
+        try session.xdotool("key", "2")
+        #expect(waitUntil(seconds: 3) { presets() == 1 })
+        try session.xdotool("key", "Page_Down")
+        #expect(waitUntil(seconds: 3) { presets() == 2 })
+        try session.xdotool("key", "Page_Down")
+        #expect(waitUntil(seconds: 3) { presets() == 0 }, "Page Down goes round from 3 to 1")
+        try session.xdotool("key", "Page_Up")
+        #expect(waitUntil(seconds: 3) { presets() == 2 })
+        try session.xdotool("key", "1")
+        #expect(waitUntil(seconds: 3) { presets() == 0 })
+
+        // B switches the pedal touched last: the delay, then the reverb picked on the strip.
+        let delayWas = session.parameter("delay.enabled")
+        try session.xdotool("key", "b")
+        #expect(waitUntil(seconds: 3) { session.parameter("delay.enabled") != delayWas })
+        let reverb = try session.point("strip", "reverb")
+        try session.xdotool("mousemove", "\(reverb.x)", "\(reverb.y)", "click", "1")
+        #expect(waitUntil(seconds: 3) { foot()["selectedPedal"] as? String == "reverb" })
+        let reverbNow = session.parameter("reverb.enabled")
+        try session.xdotool("key", "B")
+        #expect(waitUntil(seconds: 3) { session.parameter("reverb.enabled") != reverbNow }, "Shift+B too")
+
+        // Space taps the Looper (switching it in and recording), wherever the focus is.
+        try session.xdotool("key", "space")
+        #expect(waitUntil(seconds: 3) { session.looperState == "recording" }, "\(session.looperState ?? "-")")
+        try session.xdotool("key", "space")
+        #expect(waitUntil(seconds: 3) { session.looperState == "playing" })
+
+        // Typed into the tempo field, "1" is a digit, not preset 1.
+        try session.xdotool("key", "2")
+        #expect(waitUntil(seconds: 3) { presets() == 1 })
+        let bpm = try session.point("tempo", "bpm")
+        try session.xdotool("mousemove", "\(bpm.x - 20)", "\(bpm.y)", "click", "--repeat", "3", "1")
+        try session.xdotool("key", "ctrl+a")
+        try session.xdotool("type", "--delay", "60", "97")
+        try session.xdotool("key", "Tab")
+        #expect(waitUntil(seconds: 3) { session.parameter("tempo.bpm") == 97 }, "\(tempo())")
+        #expect(presets() == 1, "digits typed in the field stay there")
+
+        // Enter four times half a second apart: 120 bpm. The clicks on the metronome button.
+        try session.xdotool("key", "--delay", "500", "Return", "Return", "Return", "Return")
+        #expect(waitUntil(seconds: 3) { abs((session.parameter("tempo.bpm") ?? 0) - 120) < 3 }, "\(tempo())")
+        print("four Enter taps 0.5 s apart: \(session.parameter("tempo.bpm") ?? .nan) bpm; last action \(foot()["lastAction"] ?? "")")
+        let metronome = try session.point("tempo", "metronome")
+        try session.xdotool("mousemove", "\(metronome.x)", "\(metronome.y)", "click", "1")
+        #expect(waitUntil(seconds: 3) { session.parameter("metronome.enabled") == 1 })
+        _ = try? session.screenshot(to: Paths.artifacts.appendingPathComponent("foot-controls.png").path)
+    }
+
+    @Test("controls.json binds other keys; a broken file is moved aside and said, and the defaults work")
+    func editedBindings() throws {
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("stompbox-controls-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let config = home.appendingPathComponent("stompbox")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        let edited = """
+            {"version": 1, "keys": [{"key": "F5", "action": "pedal:reverb"}, {"key": "m", "action": "metronome"},
+                                    {"key": "F6", "action": "preset:3"}]}
+            """
+        try Data(edited.utf8).write(to: config.appendingPathComponent("controls.json"))
+        do {
+        let session = try PedalboardSession(startFromDefaults: true, environment: ["XDG_CONFIG_HOME": home.path])
+        defer { session.stop() }
+        func presets() -> Int? { (session.state()?["presets"] as? [String: Any])?["selected"] as? Int }
+        let reverb = session.parameter("reverb.enabled")
+        try session.xdotool("key", "F5")
+        #expect(waitUntil(seconds: 3) { session.parameter("reverb.enabled") != reverb })
+        try session.xdotool("key", "m")
+        #expect(waitUntil(seconds: 3) { session.parameter("metronome.enabled") == 1 })
+        try session.xdotool("key", "F6")
+        #expect(waitUntil(seconds: 3) { presets() == 2 })
+        try session.xdotool("key", "1")
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(presets() == 2, "the file's keys replace the defaults")
+        }
+
+        try Data("{\"keys\": [".utf8).write(to: config.appendingPathComponent("controls.json"))
+        let second = try PedalboardSession(startFromDefaults: true, environment: ["XDG_CONFIG_HOME": home.path])
+        defer { second.stop() }
+        let notice = second.state()?["notice"] as? String ?? ""
+        #expect(notice.contains("controls.json") && notice.contains("moved to"), "\(notice)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: config.path)
+        #expect(names.contains { $0.hasPrefix("controls.json.corrupt-") }, "\(names)")
+        try second.xdotool("key", "3")
+        #expect(waitUntil(seconds: 3) { second.selectedSlot == 2 })
+        // Space on a locked Looper opens the store instead.
+        try second.xdotool("key", "space")
+        #expect(waitUntil(seconds: 5) { !second.openDialogs.isEmpty }, "\(second.openDialogs)")
+        #expect(second.looperState == "stopped")
+    }
+}
