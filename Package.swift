@@ -41,6 +41,8 @@ let package = Package(
         // JACK (libjack-jackd2-dev; the same library API as PipeWire's JACK): the chain inside
         // the graph's cycle. A C target only for jack_client_open, which is variadic.
         .target(name: "CJack", linkerSettings: [.linkedLibrary("jack")]),
+        // MIDI from the ALSA sequencer (libasound2-dev): a C target, as its event macros are C.
+        .target(name: "CALSAMIDI", linkerSettings: [.linkedLibrary("asound")]),
 
         // The pedals' DSP is optimised in debug builds too, so the tests' live and JACK takes
         // run the chain at the cost it has in the program (unoptimised, every pedal on costs
@@ -49,7 +51,7 @@ let package = Package(
         // Pure Swift but for FFTW's transforms, which the cabinet's convolution runs on.
         .target(name: "StompboxDSP", dependencies: ["CFFTW"], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "StompboxAudio", dependencies: [
-            "StompboxDSP", "CSndfile", "CPulse", "CJack", "CSamplerate", "CAudioShim", "CLilv", "CLV2Host",
+            "StompboxDSP", "CSndfile", "CPulse", "CJack", "CSamplerate", "CAudioShim", "CLilv", "CLV2Host", "CALSAMIDI",
         ]),
         .target(name: "StompboxCore", dependencies: [
             "StompboxDSP",

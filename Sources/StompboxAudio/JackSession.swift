@@ -34,6 +34,9 @@ final class JackSession {
     private var client: OpaquePointer?
     private var inputPort: OpaquePointer?
     private var outputPorts: (OpaquePointer?, OpaquePointer?) = (nil, nil)
+    /// `midi_in`: foot controllers and MIDI learn (its messages go to `engine.jackMIDI`).
+    private var midiPort: OpaquePointer?
+    private let midiInbox: MIDIInbox
 
     // Written by JACK's threads, read by `play`.
     private let serverGone = Atomic<Bool>(false)
@@ -58,6 +61,7 @@ final class JackSession {
         self.settings = settings
         self.generation = generation
         self.timing = timing
+        midiInbox = engine.jackMIDI
         demo = settings.input == .demo ? engine.demoRiff : nil
     }
 
@@ -143,7 +147,8 @@ final class JackSession {
         inputPort = jack_port_register(c, "in", audio, UInt(JackPortIsInput.rawValue | JackPortIsTerminal.rawValue), 0)
         outputPorts = (jack_port_register(c, "out_1", audio, UInt(JackPortIsOutput.rawValue | JackPortIsTerminal.rawValue), 0),
                        jack_port_register(c, "out_2", audio, UInt(JackPortIsOutput.rawValue | JackPortIsTerminal.rawValue), 0))
-        guard inputPort != nil, outputPorts.0 != nil, outputPorts.1 != nil else {
+        midiPort = jack_port_register(c, "midi_in", JACK_DEFAULT_MIDI_TYPE, UInt(JackPortIsInput.rawValue), 0)
+        guard inputPort != nil, outputPorts.0 != nil, outputPorts.1 != nil, midiPort != nil else {
             return .failed(.noServer, "\(Self.serverDescription) refused Stompbox's ports")
         }
 
@@ -341,6 +346,12 @@ final class JackSession {
         guard let inputPort, let p1 = outputPorts.0, let p2 = outputPorts.1,
               let out1 = stompbox_jack_buffer(p1, frames), let out2 = stompbox_jack_buffer(p2, frames) else { return }
         let n = Int(frames)
+        if let midiPort, let events = jack_port_get_buffer(midiPort, frames) {
+            var event = jack_midi_event_t()
+            for i in 0..<jack_midi_get_event_count(events) where jack_midi_event_get(&event, events, i) == 0 {
+                if let bytes = event.buffer { midiInbox.push(bytes, count: event.size) }
+            }
+        }
         if rateMismatch.load(ordering: .relaxed) {
             out1.update(repeating: 0, count: n)
             out2.update(repeating: 0, count: n)

@@ -162,6 +162,8 @@ public struct AudioDevice: Equatable, Sendable, Codable {
 /// recording.
 public final class LiveEngine: @unchecked Sendable {
     public let chain: Chain
+    /// MIDI arriving at `stompbox:midi_in` on the JACK backend (see `MIDIInputs`).
+    public let jackMIDI = MIDIInbox()
     public var settings: LiveSettings { settingsBox.withLock { $0.settings } }
 
     private struct SettingsBox { var settings: LiveSettings; var generation: Int }

@@ -233,6 +233,11 @@ public struct FootControls: Equatable, Sendable {
         midi.append(Binding(trigger: trigger, action: action))
     }
 
+    /// Removes every MIDI message bound to `action`.
+    public mutating func forget(_ action: FootAction) {
+        midi.removeAll { $0.action == action }
+    }
+
     /// The triggers bound to `action`.
     public func triggers(for action: FootAction) -> [MIDITrigger] {
         midi.filter { $0.action == action }.map(\.trigger)
@@ -323,6 +328,14 @@ public final class FootControlsFile {
     public func learn(_ trigger: MIDITrigger, for action: FootAction) throws(FileError) {
         var next = controls
         next.learn(trigger, for: action)
+        try SafeFile.write(next.jsonData(), to: url, backup: true)
+        controls = next
+    }
+
+    /// Forgets the MIDI messages bound to an action and writes the file.
+    public func forget(_ action: FootAction) throws(FileError) {
+        var next = controls
+        next.forget(action)
         try SafeFile.write(next.jsonData(), to: url, backup: true)
         controls = next
     }

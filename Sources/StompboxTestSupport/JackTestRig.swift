@@ -303,3 +303,71 @@ public func bestLag(_ needle: [Float], in haystack: [Float], maximumLag: Int) ->
     }
     return best
 }
+
+/// A test client with a MIDI output port, `midi-sender:out`: `send` queues a message, which goes
+/// out at the start of the next cycle (as a hardware controller's would, through the graph).
+public final class JackMIDISender {
+    private let client: OpaquePointer
+    private let port: OpaquePointer
+    private let queue = Mutex<[[UInt8]]>([])
+    private let sentCount = Atomic<Int>(0)
+
+    public var portName: String { String(cString: jack_port_name(port)) }
+    /// Messages written to the port so far.
+    public var sent: Int { sentCount.load(ordering: .acquiring) }
+
+    public init() throws {
+        stompbox_jack_silence()
+        var status = jack_status_t(rawValue: 0)
+        guard let c = stompbox_jack_open("midi-sender", &status) else { throw JackRigError("the MIDI sender cannot join the JACK server") }
+        client = c
+        guard let p = jack_port_register(c, "out", JACK_DEFAULT_MIDI_TYPE, UInt(JackPortIsOutput.rawValue), 0) else {
+            jack_client_close(c)
+            throw JackRigError("the MIDI sender has no port")
+        }
+        port = p
+        jack_set_process_callback(c, { frames, context in
+            Unmanaged<JackMIDISender>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.cycle(frames) }
+            return 0
+        }, Unmanaged.passUnretained(self).toOpaque())
+        guard jack_activate(c) == 0 else { throw JackRigError("the MIDI sender did not start") }
+    }
+
+    deinit { close() }
+
+    private var closed = false
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        jack_deactivate(client)
+        jack_client_close(client)
+    }
+
+    public func connect(to destination: String) throws {
+        let r = jack_connect(client, portName, destination)
+        guard r == 0 || r == EEXIST else { throw JackRigError("cannot connect \(portName) to \(destination)") }
+    }
+
+    /// Queues one message; waits (up to 2 s) until it has gone out.
+    public func send(_ bytes: [UInt8]) throws {
+        let target = sent + 1
+        queue.withLock { $0.append(bytes) }
+        let deadline = Date().addingTimeInterval(2)
+        while sent < target {
+            guard Date() < deadline else { throw JackRigError("the MIDI message did not go out in 2 s") }
+            usleep(2_000)
+        }
+    }
+
+    private func cycle(_ frames: jack_nframes_t) {
+        guard let buffer = jack_port_get_buffer(port, frames) else { return }
+        jack_midi_clear_buffer(buffer)
+        queue.withLockIfAvailable { messages in
+            for (i, m) in messages.enumerated() {
+                m.withUnsafeBufferPointer { _ = jack_midi_event_write(buffer, jack_nframes_t(i), $0.baseAddress, m.count) }
+            }
+            sentCount.add(messages.count, ordering: .releasing)
+            messages.removeAll(keepingCapacity: true)
+        }
+    }
+}

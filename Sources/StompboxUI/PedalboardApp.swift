@@ -50,6 +50,7 @@ public final class PedalboardApp {
             }
             w.extraLayout = { [unowned panel] in panel.layout }
             w.onPresetAction = { [unowned panel] in panel.perform($0) }
+            w.onNotice = { [unowned panel] kind, text in panel.showInfo(kind, text) }
             if !w.footControls.notices.isEmpty { panel.showInfo(.warning, w.footControls.notices.joined(separator: "\n")) }
             storeFront = front
             presetPanel = panel

@@ -91,6 +91,13 @@ public final class PedalboardWindow {
     var onPresetAction: ((FootAction) -> Void)?
     /// The last footswitch action and where it came from, for the state file.
     private var lastFootAction: String?
+    /// MIDI in: JACK's `stompbox:midi_in` and the ALSA sequencer's `Stompbox:midi_in`.
+    private var midi: MIDIInputs?
+    /// MIDI learn: the action the next MIDI message will be bound to, and what to call it.
+    private var learning: (action: FootAction, label: String)?
+    private var lastMIDI: String?
+    /// Notices for the bar under the strip (set by the app: the preset panel's info bar).
+    var onNotice: ((Dialogs.Kind, String) -> Void)?
     /// Called when the window is gone (destroyed).
     var onClosed: (() -> Void)?
     /// The store's answer to "is this pedal locked?" (set by `StoreFront`); a locked pedal is
@@ -161,6 +168,11 @@ public final class PedalboardWindow {
         // wherever the focus is but in a text field, before the focused control sees the key.
         onEvent(raw(window), "key-press-event") { [unowned self] event in
             let key: UnsafeMutablePointer<GdkEventKey> = cast(event)
+            if learning != nil && Int32(key.pointee.keyval) == GDK_KEY_Escape {
+                learning = nil
+                onNotice?(.info, "MIDI learn cancelled.")
+                return true
+            }
             guard key.pointee.state & (GDK_CONTROL_MASK.rawValue | GDK_MOD1_MASK.rawValue | GDK_SUPER_MASK.rawValue) == 0,
                   let name = gdk_keyval_name(key.pointee.keyval).map({ String(cString: $0) }),
                   let action = footControls.controls.action(forKey: name) else { return false }
@@ -183,6 +195,10 @@ public final class PedalboardWindow {
         tempo = TempoSection(store: controls.parameters, onReadout: { [weak self] in self?.showReadout($0) },
                              onTap: { [weak self] in self?.perform(.tapTempo, .press, from: "button") })
         gtk_box_pack_end(cast(raw(presetColumn)), tempo.widget, 0, 0, 8)
+        attachLearnMenu(tempo.knob.widget, .parameter(Parameter.tempo.id), "Tempo")
+        attachLearnMenu(tempo.levelKnob.widget, .parameter(Parameter.metronomeLevel.id), "Metronome Level")
+        attachLearnMenu(tempo.tapButton, .tapTempo, "Tap tempo")
+        attachLearnMenu(tempo.clickButton, .metronome, "Metronome on/off")
 
         // The board: the meters stay put on either side, the pedals scroll between them.
         let board = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0)!
@@ -238,8 +254,10 @@ public final class PedalboardWindow {
             saveGeometry()
             touchFeed?.stop()
             touchFeed = nil
+            midi?.stop()
             onClosed?()
         }
+        midi = MIDIInputs(engine: engine)
         tick = addTimeout(milliseconds: UInt32(1000 / Self.pollsPerSecond)) { [weak self] in
             self?.poll()
             return true
@@ -403,6 +421,15 @@ public final class PedalboardWindow {
             pedal.onMoved = { [weak self] dx in self?.move(kind, by: dx) }
             pedal.onRemove = { [weak self] in self?.rearrange { $0.removeAll { $0 == kind } } }
             pedal.onSelected = { [weak self] in self?.select(kind) }
+            for knob in pedal.knobs { attachLearnMenu(knob.widget, .parameter(knob.parameter.id), knob.spec.name) }
+            for (parameter, control, _) in pedal.choiceControls {
+                attachLearnMenu(control, .parameter(parameter.id), parameter.spec.name)
+            }
+            if let looper = pedal.looper {
+                attachLearnMenu(looper.footswitch, .looperTap, "the Looper's footswitch")
+            } else {
+                attachLearnMenu(pedal.footswitch, .pedal(kind.id), "\(kind.name) on/off")
+            }
             if let loader = engine.chain.effect(kind) as? FileLoadingEffect {
                 pedal.addFileButton(title: "Load \(loader.fileDescription) file…") { [weak self, weak pedal] in
                     self?.loadFile(into: loader, shownOn: pedal)
@@ -584,6 +611,7 @@ public final class PedalboardWindow {
             syncControls()
         }
         gtk_box_pack_start(cast(raw(selectorBox)), button, 0, 0, 0)
+        attachLearnMenu(button, .pedal(kind.id), "\(kind.name) on/off")
         return button
     }
 
@@ -620,6 +648,7 @@ public final class PedalboardWindow {
     /// `pollsPerSecond` times a second: engine status and meters, looper, outside parameter changes.
     private func poll() {
         ticks += 1
+        receiveMIDI()
         engine.chain.collectRetiredBoard()
         if engine.chain.board != shownBoard { showBoard() }
         let status = engine.status()
@@ -652,7 +681,83 @@ public final class PedalboardWindow {
 
     private var footState: [String: Any] {
         ["selectedPedal": selectedPedal?.id ?? NSNull(), "lastAction": lastFootAction ?? NSNull(),
-         "notices": footControls.notices, "file": footControls.url.path]
+         "notices": footControls.notices, "file": footControls.url.path,
+         "learning": learning.map { $0.action.description } ?? NSNull(), "lastMIDI": lastMIDI ?? NSNull(),
+         "alsa": midi?.alsa.map { $0.problem ?? "\(ALSAMIDIInput.clientName):midi_in at \($0.address ?? "?"), \($0.connections) connected" } ?? "off"]
+    }
+
+    // MARK: MIDI
+
+    /// Acts on the MIDI that arrived since the last tick (or learns the first message).
+    private func receiveMIDI() {
+        midi?.drain { bytes in
+            guard let message = MIDIMessage(bytes: bytes) else { return }
+            lastMIDI = message.trigger.description + (message.input.map { if case .level(let v) = $0 { " = \(v)" } else { "" } } ?? " off")
+            if let learn = learning {
+                guard message.input != nil else { return }
+                learning = nil
+                let trigger = message.trigger
+                do {
+                    try footControls.learn(trigger, for: learn.action)
+                    onNotice?(.info, "MIDI learned: \(trigger) → \(learn.label). It is kept in \(footControls.url.path).")
+                } catch {
+                    onNotice?(.error, "The MIDI mapping could not be saved: \(error)")
+                }
+                return
+            }
+            for (action, input) in footControls.controls.actions(for: message) {
+                perform(action, input, from: "MIDI \(message.trigger)")
+            }
+        }
+    }
+
+    /// Right-click on a control (or a preset): "Learn MIDI…" binds the next MIDI message to
+    /// `action`; "Forget MIDI" removes what is bound to it.
+    func attachLearnMenu(_ widget: UnsafeMutablePointer<GtkWidget>, _ action: FootAction, _ label: String) {
+        gtk_widget_add_events(widget, Int32(bitPattern: GDK_BUTTON_PRESS_MASK.rawValue))
+        onEvent(raw(widget), "button-press-event") { [weak self] event in
+            let e: UnsafeMutablePointer<GdkEventButton> = cast(event)
+            guard e.pointee.button == 3, e.pointee.type == GDK_BUTTON_PRESS, let self else { return false }
+            showLearnMenu(action, label, event: event)
+            return true
+        }
+        onEvent(raw(widget), "popup-menu") { [weak self] _ in
+            self?.showLearnMenu(action, label, event: nil)
+            return true
+        }
+    }
+
+    private var learnMenu: UnsafeMutablePointer<GtkWidget>?
+
+    private func showLearnMenu(_ action: FootAction, _ label: String, event: UnsafeMutableRawPointer?) {
+        if let old = learnMenu { gtk_widget_destroy(old) }
+        let menu = gtk_menu_new()!
+        learnMenu = menu
+        let bound = footControls.controls.triggers(for: action)
+        let learn = gtk_menu_item_new_with_label("Learn MIDI…" + (bound.isEmpty ? "" : " (now \(bound.map(\.description).joined(separator: ", ")))"))!
+        onSignal(raw(learn), "activate") { [unowned self] in startLearning(action, label) }
+        gtk_menu_shell_append(cast(raw(menu)), learn)
+        if !bound.isEmpty {
+            let forget = gtk_menu_item_new_with_label("Forget MIDI")!
+            onSignal(raw(forget), "activate") { [unowned self] in
+                do { try footControls.forget(action) } catch { onNotice?(.error, "The MIDI mapping could not be saved: \(error)") }
+            }
+            gtk_menu_shell_append(cast(raw(menu)), forget)
+        }
+        gtk_menu_attach_to_widget(cast(raw(menu)), window, nil)
+        gtk_widget_show_all(menu)
+        gtk_menu_popup_at_pointer(cast(raw(menu)), event.map { cast($0) })
+    }
+
+    /// Waits for a MIDI message to bind to `action` (Escape or another Learn replaces it).
+    func startLearning(_ action: FootAction, _ label: String) {
+        learning = (action, label)
+        midi?.drain { _ in }
+        var sources: [String] = []
+        if let alsa = midi?.alsa, alsa.problem == nil { sources.append("the ALSA sequencer (\(alsa.connections) device\(alsa.connections == 1 ? "" : "s") connected)") }
+        if engine.status().backend == .jack { sources.append("JACK's stompbox:midi_in") }
+        onNotice?(.info, "Learn MIDI for \(label): move a control or press a button on your MIDI device"
+            + (sources.isEmpty ? " (no MIDI input is open: \(midi?.alsa?.problem ?? "no sequencer"))" : " (listening on \(sources.joined(separator: " and ")))") + ".")
     }
 
     private func updateStatus(_ status: LiveStatus) {

@@ -115,6 +115,7 @@ final class PresetPanel {
             gtk_container_add(cast(raw(button)), box)
             gtk_widget_set_tooltip_text(button, "Tap to play preset \(slot + 1)")
             onSignal(raw(button), "clicked") { [unowned self] in recall(slot) }
+            window.attachLearnMenu(button, .preset(slot + 1), "preset \(slot + 1)")
             slotButtons.append(button)
             slotNames.append(name)
             slotMarks.append(mark)

@@ -8,8 +8,8 @@ import StompboxDSP
 final class TempoSection {
     let widget: UnsafeMutablePointer<GtkWidget>
     private let store: ParameterStore
-    private let knob: Knob
-    private let levelKnob: Knob
+    let knob: Knob
+    let levelKnob: Knob
     let bpmSpin: UnsafeMutablePointer<GtkWidget>
     let tapButton: UnsafeMutablePointer<GtkWidget>
     let clickButton: UnsafeMutablePointer<GtkWidget>

@@ -18,7 +18,13 @@ struct RunCommand: ParsableCommand {
         Playing through JACK (--backend jack, or auto finding a JACK server), the line ends with
         backend=jack period=FRAMES rate=HZ dsp_load=PERCENT, latency_ms is JACK's port latencies plus
         the pedals' own, and underruns counts JACK's xruns. On PipeWire's JACK, --block is the
-        quantum Stompbox asks the graph for.
+        quantum Stompbox asks the graph for. The line ends with preset=N (the preset slot a
+        footswitch last played, '-' before one has) and pedals_on=ID,ID (the pedals switched on).
+
+        Foot control: MIDI arrives on the ALSA sequencer's Stompbox:midi_in (connected from every
+        hardware MIDI device) and, on JACK, on stompbox:midi_in. By default Program Change 0/1/2
+        plays the saved presets 1/2/3 (presets.json, as the window keeps them) and CC 80-86 switch
+        the board's pedals in order (value 64 and up: on); controls.json changes the mapping.
         """)
 
     @Flag(help: "Play without a window (the only mode of this command; the window is 'stompbox' with no arguments).")
@@ -167,21 +173,70 @@ struct RunCommand: ParsableCommand {
         }
 
         engine.start()
+        let foot = FootControlsFile()
+        for notice in foot.notices { warn(notice) }
+        let midi = MIDIInputs(engine: engine)
+        let dispatcher = FootControlDispatcher(controls: controls, board: { chain.board })
+        dispatcher.isLocked = { gate.isLocked($0) }
+        dispatcher.onLocked = { warn("\($0.name) is locked: unlock it with 'stompbox store unlock KEY'") }
+        var library: PresetLibrary?
+        var presetSlot: Int?
+        /// Plays a saved preset (presets.json) as the window does: its board, values and files.
+        func play(_ action: FootAction) {
+            do {
+                if library == nil { library = try PresetLibrary() }
+                guard let library else { return }
+                for notice in library.takeNotices() { warn(notice.description) }
+                let count = PresetBank.slotCount
+                let slot = switch action {
+                case .preset(let n): n - 1
+                case .nextPreset: ((presetSlot ?? library.selected) + 1) % count
+                case .previousPreset: ((presetSlot ?? library.selected) + count - 1) % count
+                default: -1
+                }
+                guard slot >= 0 else { return }
+                let preset = library[slot]
+                let (board, missing) = PedalKind.resolvingPlugins(preset.board)
+                for problem in missing { warn(problem) }
+                try chain.setBoard(board)
+                for notice in gate.apply(preset, to: controls.parameters) { warn(notice.description) }
+                do { try chain.restore(states: preset.states) } catch { warn(error.description) }
+                presetSlot = slot
+            } catch {
+                warn("cannot play a saved preset: \(error)")
+            }
+        }
+        func receiveMIDI() {
+            chain.collectRetiredBoard()
+            midi.drain { bytes in
+                guard let message = MIDIMessage(bytes: bytes) else { return }
+                for (action, input) in foot.controls.actions(for: message) {
+                    if let own = dispatcher.perform(action, input) { play(own) }
+                }
+            }
+        }
+        if let problem = midi.alsa?.problem { warn("no ALSA MIDI input: \(problem)") }
         let started = Date()
         var lastMessage: String?
         while true {
-            let waitUntil = DispatchTime.now() + 1
-            let stopped = finished.wait(timeout: waitUntil) == .success
+            let nextLine = DispatchTime.now() + 1
+            var stopped = false
+            while !stopped && DispatchTime.now() < nextLine {
+                stopped = finished.wait(timeout: min(nextLine, .now() + .milliseconds(20))) == .success
+                receiveMIDI()
+            }
             let status = engine.status()
             if status.message != lastMessage, let message = status.message {
                 FileHandle.standardError.write(Data("stompbox: \(message)\n".utf8))
             }
             lastMessage = status.message
-            print(status.statusLine)
+            let on = chain.board.filter { controls.parameters.isOn($0.enabledParameter) }.map(\.id)
+            print(status.statusLine + " preset=\(presetSlot.map { String($0 + 1) } ?? "-") pedals_on=\(on.isEmpty ? "-" : on.joined(separator: ","))")
             fflush(stdout)
             if stopped { break }
             if let seconds, Date().timeIntervalSince(started) >= seconds - 0.01 { break }
         }
+        midi.stop()
         engine.stop()
         for s in sources { s.cancel() }
     }
