@@ -111,3 +111,66 @@ struct FootControlWindowTests {
         #expect(second.looperState == "stopped")
     }
 }
+
+/// MIDI in the window, from a test client on a private jackd sending to `stompbox:midi_in`.
+@Suite("MIDI foot control in the window", .serialized, .enabled(if: PrivateJackServer.unavailableReason == nil, Comment(rawValue: PrivateJackServer.unavailableReason ?? "")))
+struct MIDIWindowTests {
+    @Test("The default MIDI map plays presets and switches pedals; Learn MIDI… binds a controller to a knob and a note to a preset, kept in controls.json")
+    func learn() throws {
+        let server = PrivateJackServer(period: 128)
+        try server.start()
+        defer { server.stop() }
+        let session = try PedalboardSession(startFromDefaults: true, environment: ["JACK_DEFAULT_SERVER": server.name, "STOMPBOX_OUTPUT": ""], startPulse: false)
+        defer { session.stop() }
+        func foot() -> [String: Any] { session.state()?["footControls"] as? [String: Any] ?? [:] }
+        #expect(waitUntil(seconds: 10) { session.engineState == "running" }, "engine: \(String(describing: session.engineState))")
+        let sender = try JackMIDISender()
+        defer { sender.close() }
+        #expect(waitUntil(seconds: 5) { (try? sender.connect(to: "stompbox:midi_in")) != nil })
+
+        // The defaults: Program Change 2 plays preset 3, CC 80 switches the board's first pedal.
+        try sender.send([0xC0, 2])
+        #expect(waitUntil(seconds: 3) { session.selectedSlot == 2 }, "\(foot())")
+        try sender.send([0xB0, 80, 127])
+        #expect(waitUntil(seconds: 3) { session.parameter("overdrive.enabled") == 1 })
+        try sender.send([0xB0, 80, 0])
+        #expect(waitUntil(seconds: 3) { session.parameter("overdrive.enabled") == 0 })
+
+        // Right-click the Delay's Time knob, Learn MIDI…, turn a controller: it is bound.
+        let time = try session.point("delay", "controls", "delay.time_ms")
+        try session.xdotool("mousemove", "\(time.x)", "\(time.y)", "click", "3")
+        Thread.sleep(forTimeInterval: 0.5)
+        try session.xdotool("key", "--delay", "100", "Down", "Return")
+        #expect(waitUntil(seconds: 3) { foot()["learning"] as? String == "param:delay.time_ms" }, "\(foot())")
+        #expect(session.notice.contains("Learn MIDI for Delay Time"), "\(session.notice)")
+        try sender.send([0xB2, 21, 127])
+        #expect(waitUntil(seconds: 3) { foot()["learning"] is NSNull }, "\(foot())")
+        #expect(session.notice.contains("cc 21 ch 3 → Delay Time"), "\(session.notice)")
+        try sender.send([0xB2, 21, 0])
+        #expect(waitUntil(seconds: 3) { session.parameter("delay.time_ms") == 20 }, "\(session.parameter("delay.time_ms") ?? -1)")
+        let low = session.parameter("delay.time_ms") ?? -1
+        try sender.send([0xB2, 21, 127])
+        #expect(waitUntil(seconds: 3) { (session.parameter("delay.time_ms") ?? 0) > low + 100 })
+        // The same controller on another channel is not the learned one.
+        let now = session.parameter("delay.time_ms")
+        try sender.send([0xB0, 21, 0])
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(session.parameter("delay.time_ms") == now)
+
+        // Right-click preset 1, Learn MIDI…, a pad's note: that note now plays preset 1.
+        let slot1 = try session.point("presets", "slot1")
+        try session.xdotool("mousemove", "\(slot1.x)", "\(slot1.y)", "click", "3")
+        Thread.sleep(forTimeInterval: 0.5)
+        try session.xdotool("key", "--delay", "100", "Down", "Return")
+        #expect(waitUntil(seconds: 3) { foot()["learning"] as? String == "preset:1" }, "\(foot())")
+        try sender.send([0x99, 36, 100])
+        #expect(waitUntil(seconds: 3) { foot()["learning"] is NSNull })
+        #expect(session.selectedSlot == 2, "learning does not play")
+        try sender.send([0x99, 36, 100])
+        #expect(waitUntil(seconds: 3) { session.selectedSlot == 0 }, "\(foot())")
+
+        let saved = String(decoding: (try? Data(contentsOf: session.home.appendingPathComponent("config/stompbox/controls.json"))) ?? Data(), as: UTF8.self)
+        #expect(saved.contains("\"cc 21 ch 3\"") && saved.contains("param:delay.time_ms") && saved.contains("\"note 36 ch 10\""), "\(saved)")
+        print("MIDI learn in the window: \(foot()["lastMIDI"] ?? "-"); controls.json has \(saved.split(separator: "\n").count) lines")
+    }
+}
