@@ -75,7 +75,7 @@ let package = Package(
         ]),
 
         // Signals and measurements shared by the tests and the benchmark.
-        .target(name: "StompboxTestSupport", dependencies: ["StompboxDSP", "StompboxAudio", "CAudioShim", "CJack"]),
+        .target(name: "StompboxTestSupport", dependencies: ["StompboxDSP", "StompboxAudio", "CAudioShim", "CJack", "CALSAMIDI"]),
         // Plays into a JACK port and records another (the PipeWire-JACK tests run it under pw-jack).
         .executableTarget(name: "StompboxJackProbe", dependencies: ["StompboxTestSupport"]),
         .executableTarget(name: "StompboxBench", dependencies: [

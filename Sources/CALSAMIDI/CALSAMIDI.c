@@ -29,8 +29,9 @@ static int is_input_device(stompbox_alsa_midi *midi, snd_seq_port_info_t *info) 
     return (type & SND_SEQ_PORT_TYPE_MIDI_GENERIC) != 0;
 }
 
+/// Subscribes `midi_in` to a port; the count follows the announcements of subscriptions.
 static void connect_from(stompbox_alsa_midi *midi, int client, int port) {
-    if (snd_seq_connect_from(midi->seq, midi->port, client, port) == 0) midi->connections++;
+    snd_seq_connect_from(midi->seq, midi->port, client, port);
 }
 
 static void connect_all(stompbox_alsa_midi *midi) {
@@ -124,8 +125,15 @@ int stompbox_alsa_midi_read(stompbox_alsa_midi *midi, int timeout_ms, unsigned c
             }
             break;
         }
+        // Anything connected to midi_in (a device, aconnect, another program), the
+        // announcements themselves left out.
+        case SND_SEQ_EVENT_PORT_SUBSCRIBED:
+            if (ev->data.connect.dest.client == midi->client && ev->data.connect.dest.port == midi->port
+                && ev->data.connect.sender.client != SND_SEQ_CLIENT_SYSTEM) midi->connections++;
+            break;
         case SND_SEQ_EVENT_PORT_UNSUBSCRIBED:
-            if (ev->data.connect.dest.client == midi->client && midi->connections > 0) midi->connections--;
+            if (ev->data.connect.dest.client == midi->client && ev->data.connect.dest.port == midi->port
+                && ev->data.connect.sender.client != SND_SEQ_CLIENT_SYSTEM && midi->connections > 0) midi->connections--;
             break;
         default:
             break;

@@ -15,7 +15,7 @@ stompbox_alsa_midi *stompbox_alsa_midi_open(const char *client_name, char *error
 int stompbox_alsa_midi_client(const stompbox_alsa_midi *midi);
 int stompbox_alsa_midi_port(const stompbox_alsa_midi *midi);
 
-/// How many hardware ports are connected to the input now.
+/// How many ports are connected to the input (as announced so far).
 int stompbox_alsa_midi_connections(const stompbox_alsa_midi *midi);
 
 /// Waits up to `timeout_ms` for events and decodes them as MIDI bytes: up to `capacity`
