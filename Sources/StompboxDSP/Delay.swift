@@ -18,15 +18,13 @@ public final class Delay: AudioEffect {
     public static let fadeTime = 0.03
     /// The longest delay the buffer holds.
     public static let maximumTime = 2.0
-    /// `delay.sync`'s note values in beats (off, 1/4, 1/8, dotted 1/8, 1/16, 1/8 triplet).
-    static let syncFactors: [Double] = [0, 1, 0.5, 0.75, 0.25, 1.0 / 3]
-
     /// The delay time in ms: `delay.time_ms`, or with `delay.sync` on, the note value at `tempo.bpm`.
     @inline(__always)
     func timeMilliseconds() -> Float {
-        let sync = min(max(Int(parameters.load(.delaySync).rounded()), 0), Delay.syncFactors.count - 1)
-        guard sync > 0 else { return parameters.load(.delayTime) }
-        return Float(60_000 / Double(parameters.load(.tempo)) * Delay.syncFactors[sync])
+        guard let seconds = TempoSync.seconds(parameters.load(.delaySync), bpm: parameters.load(.tempo)) else {
+            return parameters.load(.delayTime)
+        }
+        return Float(1000 * seconds)
     }
 
     private var buffer = UnsafeMutablePointer<Float>.allocate(capacity: 1)
@@ -228,11 +226,10 @@ extension PedalKind {
             PedalControl("feedback", "Feedback", .none, 0...0.95, default: 0.4),
             PedalControl("mix", "Mix", .none, 0...1, default: 0.35),
             PedalControl("trails", "Trails", .none, 0...1, default: 1, .toggle),
-            PedalControl("sync", "Sync", .none, 0...Float(Delay.syncFactors.count - 1), default: 0,
-                         .choice(["off", "quarter", "eighth", "dotted-eighth", "sixteenth", "eighth-triplet"])),
+            TempoSync.control(),
         ],
         face: PedalFace(places: PedalFace.classicThree("time_ms", "feedback", "mix", switch: "trails").places + [
-            .init("sync", x: 112, y: 126, width: 66, menu: true, labels: ["free", "1/4", "1/8", "1/8 ·", "1/16", "1/8 ³"]),
+            .init("sync", x: 112, y: 126, width: 66, menu: true, labels: TempoSync.labels),
         ]),
         trails: "trails",
         make: { Delay(parameters: $0.parameters) })

@@ -142,6 +142,29 @@ public final class TapTempo {
     }
 }
 
+/// The note values a pedal can follow the tempo in (`delay.sync`, `tremolo.sync`): off, a
+/// quarter, an eighth, a dotted eighth, a sixteenth, an eighth triplet.
+public enum TempoSync {
+    public static let names = ["off", "quarter", "eighth", "dotted-eighth", "sixteenth", "eighth-triplet"]
+    /// Short labels for a pedal's menu.
+    public static let labels = ["free", "1/4", "1/8", "1/8 ·", "1/16", "1/8 ³"]
+    /// Each note value's length in beats (0: off).
+    static let beats: [Double] = [0, 1, 0.5, 0.75, 0.25, 1.0 / 3]
+
+    /// The pedal control `key` ("sync") choosing one of them, off by default.
+    static func control(_ key: String = "sync") -> PedalControl {
+        PedalControl(key, "Sync", .none, 0...Float(names.count - 1), default: 0, .choice(names))
+    }
+
+    /// The note value's length in seconds at `bpm`, or nil when `choice` is off.
+    @inline(__always)
+    static func seconds(_ choice: Float, bpm: Float) -> Double? {
+        let i = min(max(Int(choice.isFinite ? choice.rounded() : 0), 0), beats.count - 1)
+        guard i > 0, bpm > 0 else { return nil }
+        return 60 / Double(bpm) * beats[i]
+    }
+}
+
 extension Parameter {
     public static let tempo = Parameter(id: "tempo.bpm")!
     public static let metronomeEnabled = Parameter(id: "metronome.enabled")!

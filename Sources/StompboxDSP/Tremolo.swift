@@ -43,7 +43,14 @@ public final class Tremolo: AudioEffect {
         shapeFade.snap(to: 1)
     }
 
-    private func currentIncrement() -> Float { Float(Double(parameters.load(.tremoloRate)) / sampleRate) }
+    /// Cycles per sample: `tremolo.rate_hz`, or with `tremolo.sync` on, one cycle per note value
+    /// at `tempo.bpm` (a new tempo glides there with the rate's smoothing).
+    private func currentIncrement() -> Float {
+        if let seconds = TempoSync.seconds(parameters.load(.tremoloSync), bpm: parameters.load(.tempo)) {
+            return Float(1 / (seconds * sampleRate))
+        }
+        return Float(Double(parameters.load(.tremoloRate)) / sampleRate)
+    }
 
     private func currentShape() -> TremoloShape {
         TremoloShape(rawValue: Int(parameters.load(.tremoloShape))) ?? .triangle
@@ -171,12 +178,14 @@ extension PedalKind {
             PedalControl("rate_hz", "Rate", .hertz, 0.5...15, default: 5, .logarithmic),
             PedalControl("depth", "Depth", .none, 0...1, default: 1),
             PedalControl("shape", "Shape", .none, 0...2, default: 1, .choice(TremoloShape.allCases.map(\.name))),
+            TempoSync.control(),
         ],
         // Rate and depth knobs either side of the shape switch.
         face: PedalFace(places: [
             .init("rate_hz", x: 4, y: 22, diameter: 46),
             .init("depth", x: 116, y: 22, diameter: 46),
             .init("shape", x: 72, y: 18),
+            .init("sync", x: 2, y: 120, width: 62, menu: true, labels: TempoSync.labels),
         ]),
         make: { Tremolo(parameters: $0.parameters) })
 }
@@ -186,4 +195,5 @@ extension Parameter {
     public static let tremoloRate = PedalKind.tremolo.parameter("rate_hz")
     public static let tremoloDepth = PedalKind.tremolo.parameter("depth")
     public static let tremoloShape = PedalKind.tremolo.parameter("shape")
+    public static let tremoloSync = PedalKind.tremolo.parameter("sync")
 }

@@ -96,4 +96,27 @@ import StompboxTestSupport
         let echo = y.indices.dropFirst().first { y[$0] != 0 }
         #expect(echo == Int((milliseconds / 1000 * testRate).rounded()), "echo at \(String(describing: echo))")
     }
+
+    /// A synced tremolo: one cycle per note value. At 100 bpm a quarter lasts 0.6 s, an eighth
+    /// 0.3 s, a sixteenth 0.15 s; the troughs of a steady tone's gain come that far apart, and
+    /// follow a new tempo.
+    @Test(arguments: [(Float(1), 0.6), (2, 0.3), (4, 0.15)])
+    func aSyncedTremoloFollowsTheTempo(_ sync: Float, _ seconds: Double) {
+        let c = Chain(board: [.tremolo])
+        for (p, v) in [(Parameter.tremoloEnabled, Float(1)), (.tremoloSync, sync), (.tempo, 100), (.tremoloDepth, 1),
+                       (.tremoloShape, 1), (.tremoloRate, 0.5)] { c.parameters.set(p, v) }
+        c.prepare(sampleRate: testRate, maximumBlockSize: 256)
+        func troughs(_ y: [Float]) -> [Int] {
+            (1..<(y.count - 1)).filter { y[$0] < 0.01 && y[$0] <= y[$0 - 1] && y[$0] < y[$0 + 1] }
+        }
+        func period(_ y: [Float]) -> Double {
+            let t = troughs(y)
+            return Double(t.last! - t.first!) / Double(t.count - 1) / testRate
+        }
+        let y = Render.through(c, [Float](repeating: 0.5, count: 4 * 48_000))
+        #expect(abs(period(Array(y[24_000...])) - seconds) < 0.001, "period \(period(Array(y[24_000...])))")
+        c.parameters.set(.tempo, 150)
+        let z = Render.through(c, [Float](repeating: 0.5, count: 4 * 48_000))
+        #expect(abs(period(Array(z[24_000...])) - seconds * 100 / 150) < 0.001, "period \(period(Array(z[24_000...])))")
+    }
 }
