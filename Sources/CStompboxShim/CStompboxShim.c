@@ -14,6 +14,10 @@ void stompbox_prefer_dark_theme(void) {
     if (settings) g_object_set(settings, "gtk-application-prefer-dark-theme", TRUE, NULL);
 }
 
+void stompbox_object_set_double(gpointer object, const char *property, double value) {
+    g_object_set(object, property, value, NULL);
+}
+
 /* AtkValue for drawn controls: an accessible type that reads the model kept on its widget. */
 
 typedef struct { GtkWidgetAccessible parent; } StompboxValueAccessible;

@@ -1,4 +1,5 @@
 import CGtk
+import CStompboxShim
 import Foundation
 import StompboxAudio
 import StompboxCore
@@ -426,7 +427,7 @@ public final class PedalboardWindow {
                 attachLearnMenu(control, .parameter(parameter.id), parameter.spec.name)
             }
             if let looper = pedal.looper {
-                attachLearnMenu(looper.footswitch, .looperTap, "the Looper's footswitch")
+                attachLearnMenu(looper.footswitch, .looperTap, "the Looper's footswitch", longPress: false)
             } else {
                 attachLearnMenu(pedal.footswitch, .pedal(kind.id), "\(kind.name) on/off")
             }
@@ -711,10 +712,20 @@ public final class PedalboardWindow {
         }
     }
 
-    /// Right-click on a control (or a preset): "Learn MIDI…" binds the next MIDI message to
-    /// `action`; "Forget MIDI" removes what is bound to it.
-    func attachLearnMenu(_ widget: UnsafeMutablePointer<GtkWidget>, _ action: FootAction, _ label: String) {
-        gtk_widget_add_events(widget, Int32(bitPattern: GDK_BUTTON_PRESS_MASK.rawValue))
+    /// Right-click on a control (or a preset), or a finger held still on it for a second:
+    /// "Learn MIDI…" binds the next MIDI message to `action`; "Forget MIDI" removes what is
+    /// bound to it. (`longPress: false` where holding already means something: the Looper's
+    /// footswitch clears the loop.)
+    func attachLearnMenu(_ widget: UnsafeMutablePointer<GtkWidget>, _ action: FootAction, _ label: String, longPress: Bool = true) {
+        gtk_widget_add_events(widget, Int32(bitPattern: GDK_BUTTON_PRESS_MASK.rawValue | GDK_TOUCH_MASK.rawValue))
+        if longPress {
+            let hold = gtk_gesture_long_press_new(widget)!
+            gtk_gesture_single_set_touch_only(hold, 1)
+            // Twice GTK's long-press time: a finger resting on a knob before turning it is not a request.
+            stompbox_object_set_double(raw(hold), "delay-factor", 2.0)
+            onPoint(raw(hold), "pressed") { [weak self] _, _ in self?.showLearnMenu(action, label, event: nil) }
+            onSignal(raw(widget), "destroy") { g_object_unref(raw(hold)) }
+        }
         onEvent(raw(widget), "button-press-event") { [weak self] event in
             let e: UnsafeMutablePointer<GdkEventButton> = cast(event)
             guard e.pointee.button == 3, e.pointee.type == GDK_BUTTON_PRESS, let self else { return false }
@@ -831,7 +842,7 @@ public final class PedalboardWindow {
         result["zoom"] = zoom
         result["tuner_button"] = rootCentre(tunerButton)
         result["tuner_play_through"] = rootCentre(tuner.playThrough)
-        result["tempo"] = ["bpm": rootCentre(tempo.bpmSpin), "tap": rootCentre(tempo.tapButton),
+        result["tempo"] = ["bpm": rootCentre(tempo.bpmEntry), "tap": rootCentre(tempo.tapButton),
                            "metronome": rootCentre(tempo.clickButton), "beats": rootCentre(tempo.beatsSpin)]
         // The smallest knob's control (logical pixels): what a finger has to hit.
         let knobSizes = pedals.flatMap(\.knobs).map { [Int(gtk_widget_get_allocated_width($0.widget)), Int(gtk_widget_get_allocated_height($0.widget))] }

@@ -8,6 +8,8 @@ gulong stompbox_signal_connect(gpointer instance, const gchar *signal, GCallback
 
 /// g_object_set is variadic: asks the theme for its dark variant.
 void stompbox_prefer_dark_theme(void);
+/// g_object_set of one double property (g_object_set is variadic).
+void stompbox_object_set_double(gpointer object, const char *property, double value);
 
 /// A control's value for screen readers (AtkValue): what a drawn knob hands its accessible.
 /// `text` returns a malloc'd string (freed here with free()); `context` is the control's.
