@@ -22,7 +22,9 @@ import Synchronization
 /// in this order: taps (one transition per tap), then hold, then undo. While one of the short
 /// transitions above runs (at most `seamTime`), requests wait for it to end. A first pass
 /// shorter than `shortestLoop` is discarded (back to stopped). When the tape is full while
-/// recording, the loop closes at `maximumLength` and plays.
+/// recording, the loop closes at `maximumLength` and plays. With `looper.sync` on, the tap that
+/// closes the first pass closes it at the next whole beat of `tempo.bpm` counted from the
+/// recording's start (recording on until then), so the loop is a whole number of beats.
 ///
 /// `reset` keeps the recording (only `hold` clears it). While the pedal is off, the chain
 /// calls `skipPendingRequests` so taps made then are ignored, as on a real pedal.
@@ -79,6 +81,10 @@ public final class Looper: AudioEffect {
     private var state = LooperState.stopped
     /// Loop length in samples (grows while recording the first pass).
     private var length = 0
+    /// With `looper.sync` on, where the first pass closes once the closing tap came: the next
+    /// whole beat at `tempo.bpm` counted from the start of the recording (0: no close waiting).
+    private var closeAt = 0
+    private var rate = 48_000.0
     private var position = 0
     /// Samples of the first-pass seam crossfade still to do (runs at positions 0..<fadeLength).
     private var sealRemaining = 0
@@ -124,6 +130,8 @@ public final class Looper: AudioEffect {
     /// Reserves both tapes (about 46 MB at 48 kHz, resident only as they are used) and clears
     /// the looper. Not on the audio thread.
     public func prepare(sampleRate: Double, maximumBlockSize: Int) {
+        rate = sampleRate
+        closeAt = 0
         let wanted = Int((Looper.minimumCapacity * sampleRate).rounded(.up))
         chunkCount = (wanted + Looper.chunkSize - 1) >> Looper.chunkShift
         maximumLength = wanted
@@ -298,6 +306,8 @@ public final class Looper: AudioEffect {
         let taps = control.tapRequests.load(ordering: .acquiring)
         while handledTaps != taps {
             if isBusy { return }
+            // A synced first pass waiting for its beat: later taps wait for it (a hold does not).
+            if closeAt > 0 { break }
             handledTaps &+= 1
             tap()
         }
@@ -325,6 +335,16 @@ public final class Looper: AudioEffect {
             canUndo = false
             state = .recording
         case .recording:
+            if parameters.isOn(.looperSync) {
+                // The loop becomes a whole number of beats: it goes on recording to the next one.
+                let beat = 60 / Double(max(parameters.load(.tempo), 1)) * rate
+                let beats = max(1, (Double(length) / beat).rounded(.up))
+                let end = min(Int((beats * beat).rounded()), maximumLength)
+                if end > length {
+                    closeAt = end
+                    return
+                }
+            }
             closeLoop()
         case .playing:
             layer &+= 1
@@ -339,6 +359,7 @@ public final class Looper: AudioEffect {
     }
 
     private func closeLoop() {
+        closeAt = 0
         guard length >= shortestLength else {
             state = .stopped
             length = 0
@@ -359,6 +380,7 @@ public final class Looper: AudioEffect {
         state = .stopped
         length = 0
         position = 0
+        closeAt = 0
         canUndo = false
         dubGain = 0
         dubTarget = 0
@@ -409,7 +431,7 @@ public final class Looper: AudioEffect {
     private func tape(_ which: UInt8) -> UnsafeMutablePointer<Float> { which == 0 ? tapeA : tapeB }
 
     private func recordRun(_ io: UnsafeMutablePointer<Float>, _ m: Int) -> Int {
-        let count = min(m, maximumLength - length)
+        let count = min(m, (closeAt > 0 ? closeAt : maximumLength) - length)
         let tape = tapeA + length
         for j in 0..<count {
             let x = io[j].isFinite ? io[j] : 0
@@ -418,8 +440,8 @@ public final class Looper: AudioEffect {
         }
         _ = level.skip(count)
         length += count
-        // Tape full: close the loop here and play.
-        if length == maximumLength { closeLoop() }
+        // Tape full, or the beat a synced loop waited for: close the loop here and play.
+        if length == maximumLength || length == closeAt { closeLoop() }
         return count
     }
 
@@ -522,8 +544,9 @@ extension PedalKind {
     /// Record, play, overdub, undo; keeps its loop while switched off.
     public static let looper = PedalKind(
         id: "looper", name: "Looper",
-        controls: [PedalControl("level", "Level", .none, 0...1, default: 1)],
-        face: PedalFace(places: [.init("level", x: 10, y: 16, diameter: 44)], panel: .looper),
+        controls: [PedalControl("level", "Level", .none, 0...1, default: 1),
+                   PedalControl("sync", "Sync", .none, 0...1, default: 0, .toggle)],
+        face: PedalFace(places: [.init("level", x: 10, y: 16, diameter: 44), .init("sync", x: 4, y: 104)], panel: .looper),
         resetsWhenSwitchedOn: false,
         make: { Looper(parameters: $0.parameters, control: $0.looper) })
 }
@@ -531,4 +554,5 @@ extension PedalKind {
 extension Parameter {
     public static let looperEnabled = PedalKind.looper.enabledParameter
     public static let looperLevel = PedalKind.looper.parameter("level")
+    public static let looperSync = PedalKind.looper.parameter("sync")
 }

@@ -426,6 +426,9 @@ public final class PedalboardWindow {
             for (parameter, control, _) in pedal.choiceControls {
                 attachLearnMenu(control, .parameter(parameter.id), parameter.spec.name)
             }
+            if let eq = pedal.equalizer {
+                for (band, slider) in zip(Parameter.eqBands, eq.sliders) { attachLearnMenu(slider, .parameter(band.id), band.spec.name) }
+            }
             if let looper = pedal.looper {
                 attachLearnMenu(looper.footswitch, .looperTap, "the Looper's footswitch", longPress: false)
             } else {

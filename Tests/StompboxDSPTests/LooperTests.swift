@@ -434,3 +434,33 @@ func firstDifference(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>, tolerance: 
         #expect(worst < 1e-6)
     }
 }
+
+/// `looper.sync`: the first pass closes on the next whole beat of the tempo.
+@Suite struct LooperSyncTests {
+    @Test(arguments: [(Float(120), 62_400, 72_000), (100, 28_800, 28_800), (97, 10_000, 29_691)])
+    func theLoopIsAWholeNumberOfBeats(bpm: Float, tappedAt: Int, length: Int) {
+        let rig = LooperRig(block: 100)
+        rig.controls.parameters.set(.looperSync, 1)
+        rig.controls.parameters.set(.tempo, bpm)
+        let input = Signal.sine(frequency: 220, seconds: 3, amplitude: 0.3)
+        rig.run(input, [(0, .tap), (tappedAt, .tap), (tappedAt + 5, .tap)])
+        #expect(rig.control.length == length, "length \(rig.control.length)")
+        // The tap that came while it waited is kept: overdubbing now.
+        #expect(rig.control.state == .overdubbing)
+    }
+
+    @Test func withoutSyncTheLoopIsWhereTheTapWas() {
+        let rig = LooperRig(block: 100)
+        rig.controls.parameters.set(.tempo, 120)
+        rig.run(Signal.sine(frequency: 220, seconds: 2, amplitude: 0.3), [(0, .tap), (62_400, .tap)])
+        #expect(rig.control.length == 62_400 && rig.control.state == .playing)
+    }
+
+    @Test func aHoldWhileWaitingClears() {
+        let rig = LooperRig(block: 100)
+        rig.controls.parameters.set(.looperSync, 1)
+        rig.controls.parameters.set(.tempo, 60)
+        rig.run(Signal.sine(frequency: 220, seconds: 2, amplitude: 0.3), [(0, .tap), (50_000, .tap), (60_000, .hold)])
+        #expect(rig.control.state == .stopped && rig.control.length == 0)
+    }
+}

@@ -84,6 +84,25 @@ struct TouchWindowTests {
                 "after a 1.2 s press: \(String(describing: session.looperState)), length \(String(describing: session.looperLength))")
     }
 
+    @Test("a finger held still on a knob for a second opens Learn MIDI…, and the knob does not move")
+    func longPressLearns() throws {
+        let session = try PedalboardSession(startFromDefaults: true, touch: true)
+        defer { session.stop() }
+        func foot() -> [String: Any] { session.state()?["footControls"] as? [String: Any] ?? [:] }
+        let k = try session.point("delay", "controls", "delay.time_ms")
+        let before = session.parameter("delay.time_ms")
+        try session.touch("down 1 \(k.x) \(k.y)")
+        Thread.sleep(forTimeInterval: 1.6)
+        try session.touch("up 1 \(k.x) \(k.y)")
+        Thread.sleep(forTimeInterval: 0.4)
+        try session.xdotool("key", "--delay", "100", "Down", "Return")
+        #expect(waitUntil(seconds: 3) { foot()["learning"] as? String == "param:delay.time_ms" }, "\(foot())")
+        #expect(session.parameter("delay.time_ms") == before)
+        // Escape cancels the learn.
+        try session.xdotool("key", "Escape")
+        #expect(waitUntil(seconds: 3) { foot()["learning"] is NSNull })
+    }
+
     @Test("a one-finger swipe to the left scrolls the board on a 1280×720 screen")
     func swipeScrollsTheBoard() throws {
         let session = try PedalboardSession(screen: (1280, 720), presets: WindowFitTests.presets, touch: true)
