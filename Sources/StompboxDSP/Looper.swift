@@ -546,7 +546,7 @@ extension PedalKind {
         id: "looper", name: "Looper",
         controls: [PedalControl("level", "Level", .none, 0...1, default: 1),
                    PedalControl("sync", "Sync", .none, 0...1, default: 0, .toggle)],
-        face: PedalFace(places: [.init("level", x: 10, y: 16, diameter: 44), .init("sync", x: 4, y: 104)], panel: .looper),
+        face: PedalFace(places: [.init("level", x: 10, y: 16, diameter: 44), .init("sync", x: 114, y: 44)], panel: .looper),
         resetsWhenSwitchedOn: false,
         make: { Looper(parameters: $0.parameters, control: $0.looper) })
 }

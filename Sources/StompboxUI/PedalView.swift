@@ -97,7 +97,7 @@ final class PedalView {
         case .looper:
             let section = LooperSection(control: looperControl, store: store, face: face, width: layout.width, zoom: zoom)
             looper = section
-            put(section.undoButton, 106, 34)
+            put(section.undoButton, 106, 12)
         case .controls:
             break
         }
