@@ -27,6 +27,10 @@ final class Knob {
     let ink: PedalInk
     /// Called with "Delay Time 420 ms" while the knob turns, nil when it stops.
     var onReadout: ((String?) -> Void)?
+    /// A finger held still on the knob for a second (not a mouse: a mouse has a right button).
+    var onLongPress: (() -> Void)?
+    private var holdTimer: UInt32 = 0
+    private var held = false
 
     /// Control travel 0…1; kept as a float so slow turns accumulate.
     private(set) var travel: Float
@@ -97,13 +101,38 @@ final class Knob {
             gtk_widget_grab_focus(widget)
             gtk_gesture_set_state(gestures[0], GTK_EVENT_SEQUENCE_CLAIMED)
             startPoint = (x / zoom, y / zoom); lastPoint = startPoint; setTurning(true)
+            let sequence = gtk_gesture_single_get_current_sequence(gestures[0])
+            // A touch (or the pointer press GTK emulates from one): its source is a touchscreen.
+            if onLongPress != nil, let event = gtk_gesture_get_last_event(gestures[0], sequence),
+               let device = gdk_event_get_source_device(event), gdk_device_get_source(device) == GDK_SOURCE_TOUCHSCREEN {
+                cancelHold()
+                holdTimer = addTimeout(milliseconds: 1000) { [weak self] in
+                    guard let self else { return false }
+                    holdTimer = 0
+                    // Held, not turned: the knob stays where it was; the menu opens when the
+                    // finger lifts (opened under it, the lift would close it again).
+                    held = true
+                    setTurning(false)
+                    return false
+                }
+            }
         }
         onPoint(raw(drag), "drag-update") { [unowned self] dx, dy in
+            // 8 screen pixels of movement make it a turn, not a hold; once held, it does not turn.
+            if held { return }
+            if holdTimer != 0 && (dx * dx + dy * dy) > 64 { cancelHold() }
             let p = (x: startPoint.x + dx / zoom, y: startPoint.y + dy / zoom)
             if !rotating { pointerMoved(to: p, fine: isFine(currentModifiers())) }
             lastPoint = p
         }
-        onPoint(raw(drag), "drag-end") { [unowned self] _, _ in setTurning(false) }
+        onPoint(raw(drag), "drag-end") { [unowned self] _, _ in
+            cancelHold()
+            setTurning(false)
+            if held {
+                held = false
+                onLongPress?()
+            }
+        }
         onPress(raw(press), "pressed") { [unowned self] count, _, _ in
             if count == 2 { setValue(spec.defaultValue) }
         }
@@ -121,7 +150,12 @@ final class Knob {
         onSignalWithPointer(raw(rotate), "end") { [unowned self] in rotating = false; setTurning(false) }
     }
 
+    private func cancelHold() {
+        if holdTimer != 0 { g_source_remove(holdTimer); holdTimer = 0 }
+    }
+
     private func releaseGestures() {
+        cancelHold()
         // The accessible may outlive the knob: it reads nothing through a stale context.
         stompbox_value_area_set_model(widget, nil)
         for g in gestures { g_object_unref(raw(g)) }

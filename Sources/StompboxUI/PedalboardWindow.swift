@@ -196,8 +196,8 @@ public final class PedalboardWindow {
         tempo = TempoSection(store: controls.parameters, onReadout: { [weak self] in self?.showReadout($0) },
                              onTap: { [weak self] in self?.perform(.tapTempo, .press, from: "button") })
         gtk_box_pack_end(cast(raw(presetColumn)), tempo.widget, 0, 0, 8)
-        attachLearnMenu(tempo.knob.widget, .parameter(Parameter.tempo.id), "Tempo")
-        attachLearnMenu(tempo.levelKnob.widget, .parameter(Parameter.metronomeLevel.id), "Metronome Level")
+        attachLearnMenu(tempo.knob, .parameter(Parameter.tempo.id), "Tempo")
+        attachLearnMenu(tempo.levelKnob, .parameter(Parameter.metronomeLevel.id), "Metronome Level")
         attachLearnMenu(tempo.tapButton, .tapTempo, "Tap tempo")
         attachLearnMenu(tempo.clickButton, .metronome, "Metronome on/off")
 
@@ -422,7 +422,7 @@ public final class PedalboardWindow {
             pedal.onMoved = { [weak self] dx in self?.move(kind, by: dx) }
             pedal.onRemove = { [weak self] in self?.rearrange { $0.removeAll { $0 == kind } } }
             pedal.onSelected = { [weak self] in self?.select(kind) }
-            for knob in pedal.knobs { attachLearnMenu(knob.widget, .parameter(knob.parameter.id), knob.spec.name) }
+            for knob in pedal.knobs { attachLearnMenu(knob, .parameter(knob.parameter.id), knob.spec.name) }
             for (parameter, control, _) in pedal.choiceControls {
                 attachLearnMenu(control, .parameter(parameter.id), parameter.spec.name)
             }
@@ -726,7 +726,18 @@ public final class PedalboardWindow {
             gtk_gesture_single_set_touch_only(hold, 1)
             // Twice GTK's long-press time: a finger resting on a knob before turning it is not a request.
             stompbox_object_set_double(raw(hold), "delay-factor", 2.0)
-            onPoint(raw(hold), "pressed") { [weak self] _, _ in self?.showLearnMenu(action, label, event: nil) }
+            // Held: the touch is the long press's (the button under it is not clicked), and the
+            // menu opens when the finger lifts (opened under it, the lift would close it again).
+            var held = false
+            onPoint(raw(hold), "pressed") { _, _ in
+                held = true
+                gtk_gesture_set_state(hold, GTK_EVENT_SEQUENCE_CLAIMED)
+            }
+            onSignalWithPointer(raw(hold), "end") { [weak self] in
+                guard held else { return }
+                held = false
+                self?.showLearnMenu(action, label, event: nil, at: widget)
+            }
             onSignal(raw(widget), "destroy") { g_object_unref(raw(hold)) }
         }
         onEvent(raw(widget), "button-press-event") { [weak self] event in
@@ -736,14 +747,21 @@ public final class PedalboardWindow {
             return true
         }
         onEvent(raw(widget), "popup-menu") { [weak self] _ in
-            self?.showLearnMenu(action, label, event: nil)
+            self?.showLearnMenu(action, label, event: nil, at: widget)
             return true
         }
     }
 
+    /// A knob: right-click, or its own long press (its drag takes the touch, so a gesture beside it would not see one).
+    func attachLearnMenu(_ knob: Knob, _ action: FootAction, _ label: String) {
+        attachLearnMenu(knob.widget, action, label, longPress: false)
+        knob.onLongPress = { [weak self, unowned knob] in self?.showLearnMenu(action, label, event: nil, at: knob.widget) }
+    }
+
     private var learnMenu: UnsafeMutablePointer<GtkWidget>?
 
-    private func showLearnMenu(_ action: FootAction, _ label: String, event: UnsafeMutableRawPointer?) {
+    private func showLearnMenu(_ action: FootAction, _ label: String, event: UnsafeMutableRawPointer?,
+                               at widget: UnsafeMutablePointer<GtkWidget>? = nil) {
         if let old = learnMenu { gtk_widget_destroy(old) }
         let menu = gtk_menu_new()!
         learnMenu = menu
@@ -760,7 +778,12 @@ public final class PedalboardWindow {
         }
         gtk_menu_attach_to_widget(cast(raw(menu)), window, nil)
         gtk_widget_show_all(menu)
-        gtk_menu_popup_at_pointer(cast(raw(menu)), event.map { cast($0) })
+        if event == nil, let widget {
+            // A long press (from a timer: no event to pop up at): under the control itself.
+            gtk_menu_popup_at_widget(cast(raw(menu)), widget, GDK_GRAVITY_CENTER, GDK_GRAVITY_NORTH_WEST, nil)
+        } else {
+            gtk_menu_popup_at_pointer(cast(raw(menu)), event.map { cast($0) })
+        }
     }
 
     /// Waits for a MIDI message to bind to `action` (Escape or another Learn replaces it).

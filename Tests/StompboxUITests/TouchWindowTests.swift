@@ -84,7 +84,7 @@ struct TouchWindowTests {
                 "after a 1.2 s press: \(String(describing: session.looperState)), length \(String(describing: session.looperLength))")
     }
 
-    @Test("a finger held still on a knob for a second opens Learn MIDI…, and the knob does not move")
+    @Test("a finger held still on a knob, then on a preset, for a second opens Learn MIDI…; the knob does not move, the preset is not played")
     func longPressLearns() throws {
         let session = try PedalboardSession(startFromDefaults: true, touch: true)
         defer { session.stop() }
@@ -95,12 +95,23 @@ struct TouchWindowTests {
         Thread.sleep(forTimeInterval: 1.6)
         try session.touch("up 1 \(k.x) \(k.y)")
         Thread.sleep(forTimeInterval: 0.4)
-        try session.xdotool("key", "--delay", "100", "Down", "Return")
+        try session.xdotool("key", "--delay", "100", "Home", "Return")
         #expect(waitUntil(seconds: 3) { foot()["learning"] as? String == "param:delay.time_ms" }, "\(foot())")
         #expect(session.parameter("delay.time_ms") == before)
         // Escape cancels the learn.
         try session.xdotool("key", "Escape")
         #expect(waitUntil(seconds: 3) { foot()["learning"] is NSNull })
+
+        // A preset held the same way: its Learn MIDI…, and the preset is not played.
+        let slot = try session.point("presets", "slot2")
+        let selected = session.selectedSlot
+        try session.touch("down 1 \(slot.x) \(slot.y)")
+        Thread.sleep(forTimeInterval: 1.6)
+        try session.touch("up 1 \(slot.x) \(slot.y)")
+        Thread.sleep(forTimeInterval: 0.4)
+        try session.xdotool("key", "--delay", "100", "Home", "Return")
+        #expect(waitUntil(seconds: 3) { foot()["learning"] as? String == "preset:2" }, "\(foot())")
+        #expect(session.selectedSlot == selected)
     }
 
     @Test("a one-finger swipe to the left scrolls the board on a 1280×720 screen")

@@ -231,10 +231,27 @@ final class PedalboardSession {
             process = try Child([Paths.stompbox] + arguments, environment: env, stderr: stderr)
         }
         guard waitUntil(seconds: 30, { (state()?["layout"] as? [String: Any])?["looper"] != nil }) else {
+            let log = (try? String(contentsOfFile: stderr, encoding: .utf8)) ?? ""
+            let running = process.isRunning
+            // A window that hangs: where its threads are, when gdb is here.
+            var stacks = ""
+            if running, FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb") {
+                stacks = (try? shell(["/usr/bin/gdb", "-p", "\(process.pid)", "-batch", "-ex", "thread apply all bt 12"]).output) ?? ""
+                stacks = "; its threads: " + stacks.split(separator: "\n").filter { $0.hasPrefix("#") || $0.hasPrefix("Thread") }.joined(separator: "\n")
+            }
             stop()
-            throw HarnessError("the window did not open (no layout in \(stateFile))")
+            throw HarnessError("the window did not open (no layout in \(stateFile)); the process \(running ? "was still running" : "had ended"); its stderr: \(log.suffix(2000))\(stacks.prefix(6000))")
         }
-        Thread.sleep(forTimeInterval: 0.5)
+        // The first layout can still move (the board rebuilt for the preset played at start, a
+        // new zoom): wait until the Looper's footswitch stays put.
+        var last: [Int]?
+        _ = waitUntil(seconds: 3) {
+            Thread.sleep(forTimeInterval: 0.2)
+            let now = ((state()?["layout"] as? [String: Any])?["looper"] as? [String: Any])?["footswitch"] as? [Int]
+            defer { last = now }
+            return now != nil && now == last
+        }
+        Thread.sleep(forTimeInterval: 0.3)
     }
 
     func state() -> [String: Any]? {
@@ -269,7 +286,17 @@ final class PedalboardSession {
         touchWriter.write(Data(lines.map { $0 + "\n" }.joined().utf8))
     }
 
+    /// Runs xdotool. A "mousemove X Y" followed by more (a click) goes in two steps with a
+    /// pause between: a click sent in the same instant as the move that brings the pointer can
+    /// reach the window before GTK has seen the pointer arrive, and be lost or taken as part of
+    /// the previous widget's press (as `click` says).
     func xdotool(_ arguments: String...) throws {
+        if arguments.first == "mousemove", arguments.count > 3 {
+            try shell(["xdotool"] + arguments.prefix(3), environment: ["DISPLAY": display.name])
+            Thread.sleep(forTimeInterval: 0.15)
+            try shell(["xdotool"] + arguments.dropFirst(3), environment: ["DISPLAY": display.name])
+            return
+        }
         try shell(["xdotool"] + arguments, environment: ["DISPLAY": display.name])
     }
 
