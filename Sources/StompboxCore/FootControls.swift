@@ -233,6 +233,18 @@ public struct FootControls: Equatable, Sendable {
         midi.append(Binding(trigger: trigger, action: action))
     }
 
+    /// Key learn: the key `name` now does `action` (what it did before is replaced; the
+    /// action's other keys stay).
+    public mutating func learnKey(_ name: String, for action: FootAction) {
+        keys.removeAll { $0.trigger == name }
+        keys.append(Binding(trigger: name, action: action))
+    }
+
+    /// The keys bound to `action`.
+    public func keys(for action: FootAction) -> [String] {
+        keys.filter { $0.action == action }.map(\.trigger)
+    }
+
     /// Removes every MIDI message bound to `action`.
     public mutating func forget(_ action: FootAction) {
         midi.removeAll { $0.action == action }
@@ -328,6 +340,14 @@ public final class FootControlsFile {
     public func learn(_ trigger: MIDITrigger, for action: FootAction) throws(FileError) {
         var next = controls
         next.learn(trigger, for: action)
+        try SafeFile.write(next.jsonData(), to: url, backup: true)
+        controls = next
+    }
+
+    /// Binds a key and writes the file.
+    public func learnKey(_ name: String, for action: FootAction) throws(FileError) {
+        var next = controls
+        next.learnKey(name, for: action)
         try SafeFile.write(next.jsonData(), to: url, backup: true)
         controls = next
     }

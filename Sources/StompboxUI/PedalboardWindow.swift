@@ -96,6 +96,8 @@ public final class PedalboardWindow {
     private var midi: MIDIInputs?
     /// MIDI learn: the action the next MIDI message will be bound to, and what to call it.
     private var learning: (action: FootAction, label: String)?
+    /// Key learn: the action the next key will be bound to.
+    private var learningKey: (action: FootAction, label: String)?
     private var lastMIDI: String?
     /// Notices for the bar under the strip (set by the app: the preset panel's info bar).
     var onNotice: ((Dialogs.Kind, String) -> Void)?
@@ -169,9 +171,22 @@ public final class PedalboardWindow {
         // wherever the focus is but in a text field, before the focused control sees the key.
         onEvent(raw(window), "key-press-event") { [unowned self] event in
             let key: UnsafeMutablePointer<GdkEventKey> = cast(event)
-            if learning != nil && Int32(key.pointee.keyval) == GDK_KEY_Escape {
+            if (learning != nil || learningKey != nil) && Int32(key.pointee.keyval) == GDK_KEY_Escape {
                 learning = nil
-                onNotice?(.info, "MIDI learn cancelled.")
+                learningKey = nil
+                onNotice?(.info, "Learning cancelled.")
+                return true
+            }
+            // Learn key: the next key (but a modifier alone) is bound.
+            if let learn = learningKey, key.pointee.is_modifier == 0,
+               let name = gdk_keyval_name(key.pointee.keyval).map({ String(cString: $0) }) {
+                learningKey = nil
+                do {
+                    try footControls.learnKey(name, for: learn.action)
+                    onNotice?(.info, "Key learned: \(name) → \(learn.label). It is kept in \(footControls.url.path).")
+                } catch {
+                    onNotice?(.error, "The key could not be saved: \(error)")
+                }
                 return true
             }
             guard key.pointee.state & (GDK_CONTROL_MASK.rawValue | GDK_MOD1_MASK.rawValue | GDK_SUPER_MASK.rawValue) == 0,
@@ -687,6 +702,7 @@ public final class PedalboardWindow {
         ["selectedPedal": selectedPedal?.id ?? NSNull(), "lastAction": lastFootAction ?? NSNull(),
          "notices": footControls.notices, "file": footControls.url.path,
          "learning": learning.map { $0.action.description } ?? NSNull(), "lastMIDI": lastMIDI ?? NSNull(),
+         "learningKey": learningKey.map { $0.action.description } ?? NSNull(),
          "alsa": midi?.alsa.map { $0.problem ?? "\(ALSAMIDIInput.clientName):midi_in at \($0.address ?? "?"), \($0.connections) connected" } ?? "off"]
     }
 
@@ -769,6 +785,14 @@ public final class PedalboardWindow {
         let learn = gtk_menu_item_new_with_label("Learn MIDI…" + (bound.isEmpty ? "" : " (now \(bound.map(\.description).joined(separator: ", ")))"))!
         onSignal(raw(learn), "activate") { [unowned self] in startLearning(action, label) }
         gtk_menu_shell_append(cast(raw(menu)), learn)
+        let keys = footControls.controls.keys(for: action)
+        let learnKey = gtk_menu_item_new_with_label("Learn key…" + (keys.isEmpty ? "" : " (now \(keys.joined(separator: ", ")))"))!
+        onSignal(raw(learnKey), "activate") { [unowned self] in
+            learning = nil
+            learningKey = (action, label)
+            onNotice?(.info, "Learn a key for \(label): press the key (or the pedal that types it). Escape cancels.")
+        }
+        gtk_menu_shell_append(cast(raw(menu)), learnKey)
         if !bound.isEmpty {
             let forget = gtk_menu_item_new_with_label("Forget MIDI")!
             onSignal(raw(forget), "activate") { [unowned self] in
@@ -788,6 +812,7 @@ public final class PedalboardWindow {
 
     /// Waits for a MIDI message to bind to `action` (Escape or another Learn replaces it).
     func startLearning(_ action: FootAction, _ label: String) {
+        learningKey = nil
         learning = (action, label)
         midi?.drain { _ in }
         var sources: [String] = []

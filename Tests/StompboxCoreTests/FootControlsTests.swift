@@ -64,6 +64,12 @@ struct FootControlsTests {
         c.learn(try MIDITrigger(parsing: "cc 7 ch 2"), for: .parameter("output.gain_db"))
         #expect(c.actions(for: .controlChange(channel: 1, controller: 7, value: 10)).isEmpty)
         #expect(c.actions(for: .controlChange(channel: 2, controller: 7, value: 10)).count == 1)
+        // Key learn replaces what the key did and keeps the action's other keys.
+        var k = FootControls.defaults
+        k.learnKey("F7", for: .tuner)
+        k.learnKey("b", for: .pedal("delay"))
+        #expect(k.action(forKey: "F7") == .tuner && k.keys(for: .tuner).sorted() == ["F7", "t"])
+        #expect(k.action(forKey: "b") == .pedal("delay") && k.keys(for: .selectedPedal).isEmpty)
     }
 
     @Test("controls.json: missing gives the defaults; learned mappings are written and read back; a bad entry is said and kept")

@@ -6,7 +6,7 @@ import Testing
 /// pedal that types keys, wherever the focus is but in a text field.
 @Suite("Footswitch keys and tempo in the window", .serialized)
 struct FootControlWindowTests {
-    @Test("Default keys: 1/2/3 and Page Up/Down play presets, B switches the touched pedal, Space taps the Looper, Enter taps the tempo; typing in the tempo field is typing")
+    @Test("Default keys: 1/2/3 and Page Up/Down play presets, B switches the touched pedal, Space taps the Looper, Enter taps the tempo; typing in the tempo field is typing; Learn key… binds another")
     func defaultKeys() throws {
         // The Looper is sold in the store: unlocked here with a key of a test key pair.
         let session = try PedalboardSession(startFromDefaults: true, environment: try unlockedLooperEnvironment())
@@ -67,6 +67,21 @@ struct FootControlWindowTests {
         try session.xdotool("mousemove", "\(metronome.x)", "\(metronome.y)", "click", "1")
         #expect(waitUntil(seconds: 3) { session.parameter("metronome.enabled") == 1 })
         _ = try? session.screenshot(to: Paths.artifacts.appendingPathComponent("foot-controls.png").path)
+
+        // Any binding can be changed in the window too: right-click the Delay's footswitch,
+        // Learn key…, press F7; F7 now switches the Delay, and controls.json keeps it.
+        let footswitch = try session.point("delay", "footswitch")
+        try session.xdotool("mousemove", "\(footswitch.x)", "\(footswitch.y)", "click", "3")
+        Thread.sleep(forTimeInterval: 0.5)
+        try session.xdotool("key", "--delay", "100", "Home", "Down", "Return")
+        #expect(waitUntil(seconds: 3) { foot()["learningKey"] as? String == "pedal:delay" }, "\(foot())")
+        try session.xdotool("key", "F7")
+        #expect(waitUntil(seconds: 3) { foot()["learningKey"] is NSNull })
+        let delayNow = session.parameter("delay.enabled")
+        try session.xdotool("key", "F7")
+        #expect(waitUntil(seconds: 3) { session.parameter("delay.enabled") != delayNow })
+        let saved = String(decoding: (try? Data(contentsOf: session.home.appendingPathComponent("config/stompbox/controls.json"))) ?? Data(), as: UTF8.self)
+        #expect(saved.contains("\"F7\"") && saved.contains("pedal:delay") && saved.contains("\"Page_Down\""), "\(saved)")
     }
 
     @Test("controls.json binds other keys; a broken file is moved aside and said, and the defaults work")
