@@ -338,24 +338,23 @@ public final class FootControlsFile {
 
     /// Learns a mapping and writes the file.
     public func learn(_ trigger: MIDITrigger, for action: FootAction) throws(FileError) {
-        var next = controls
-        next.learn(trigger, for: action)
-        try SafeFile.write(next.jsonData(), to: url, backup: true)
-        controls = next
+        try change { $0.learn(trigger, for: action) }
     }
 
     /// Binds a key and writes the file.
     public func learnKey(_ name: String, for action: FootAction) throws(FileError) {
-        var next = controls
-        next.learnKey(name, for: action)
-        try SafeFile.write(next.jsonData(), to: url, backup: true)
-        controls = next
+        try change { $0.learnKey(name, for: action) }
     }
 
     /// Forgets the MIDI messages bound to an action and writes the file.
     public func forget(_ action: FootAction) throws(FileError) {
+        try change { $0.forget(action) }
+    }
+
+    /// Writes the changed bindings atomically (the previous file kept as `.bak`), then uses them.
+    private func change(_ body: (inout FootControls) -> Void) throws(FileError) {
         var next = controls
-        next.forget(action)
+        body(&next)
         try SafeFile.write(next.jsonData(), to: url, backup: true)
         controls = next
     }

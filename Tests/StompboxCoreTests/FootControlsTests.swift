@@ -86,6 +86,10 @@ struct FootControlsTests {
         #expect(again.controls == first.controls)
         #expect(again.controls.actions(for: .controlChange(channel: 1, controller: 80, value: 127)).map(\.action) == [.pedal("reverb")])
         #expect(again.controls.actions(for: .controlChange(channel: 1, controller: 11, value: 64)).map(\.action) == [.parameter("eq.band3_db")])
+        // Forget MIDI removes what is bound to the action, in the file too.
+        try again.forget(.parameter("eq.band3_db"))
+        #expect(FootControlsFile(directories: dirs).controls.actions(for: .controlChange(channel: 1, controller: 11, value: 64)).isEmpty)
+        #expect(folder.names().contains("controls.json.bak"), "\(folder.names())")
 
         // A hand-edited file with one typo: that entry is said, kept, and the rest works.
         let text = """
