@@ -85,6 +85,8 @@ public final class Looper: AudioEffect {
     /// whole beat at `tempo.bpm` counted from the start of the recording (0: no close waiting).
     private var closeAt = 0
     private var rate = 48_000.0
+    /// Read on the audio thread: kept here, so their statics are made in `init`, not there.
+    private let syncParameter = Parameter.looperSync, tempoParameter = Parameter.tempo
     private var position = 0
     /// Samples of the first-pass seam crossfade still to do (runs at positions 0..<fadeLength).
     private var sealRemaining = 0
@@ -335,9 +337,9 @@ public final class Looper: AudioEffect {
             canUndo = false
             state = .recording
         case .recording:
-            if parameters.isOn(.looperSync) {
+            if parameters.isOn(syncParameter) {
                 // The loop becomes a whole number of beats: it goes on recording to the next one.
-                let beat = 60 / Double(max(parameters.load(.tempo), 1)) * rate
+                let beat = 60 / Double(max(parameters.load(tempoParameter), 1)) * rate
                 let beats = max(1, (Double(length) / beat).rounded(.up))
                 let end = min(Int((beats * beat).rounded()), maximumLength)
                 if end > length {

@@ -148,8 +148,19 @@ public enum TempoSync {
     public static let names = ["off", "quarter", "eighth", "dotted-eighth", "sixteenth", "eighth-triplet"]
     /// Short labels for a pedal's menu.
     public static let labels = ["free", "1/4", "1/8", "1/8 ·", "1/16", "1/8 ³"]
-    /// Each note value's length in beats (0: off).
-    static let beats: [Double] = [0, 1, 0.5, 0.75, 0.25, 1.0 / 3]
+    /// Each note value's length in beats (0: off). A switch, not a static array: the audio
+    /// thread reads it, and a static is made on its first use, wherever that is.
+    @inline(__always)
+    static func beats(_ choice: Int) -> Double {
+        switch choice {
+        case 1: 1
+        case 2: 0.5
+        case 3: 0.75
+        case 4: 0.25
+        case 5: 1.0 / 3
+        default: 0
+        }
+    }
 
     /// The pedal control `key` ("sync") choosing one of them, off by default.
     static func control(_ key: String = "sync") -> PedalControl {
@@ -159,9 +170,9 @@ public enum TempoSync {
     /// The note value's length in seconds at `bpm`, or nil when `choice` is off.
     @inline(__always)
     static func seconds(_ choice: Float, bpm: Float) -> Double? {
-        let i = min(max(Int(choice.isFinite ? choice.rounded() : 0), 0), beats.count - 1)
+        let i = Int(choice.isFinite ? min(max(choice.rounded(), 0), 5) : 0)
         guard i > 0, bpm > 0 else { return nil }
-        return 60 / Double(bpm) * beats[i]
+        return 60 / Double(bpm) * beats(i)
     }
 }
 
