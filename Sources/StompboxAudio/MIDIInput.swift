@@ -12,7 +12,6 @@ public final class MIDIInbox: @unchecked Sendable {
     private let slots = UnsafeMutablePointer<UInt32>.allocate(capacity: MIDIInbox.capacity)
     private let written = Atomic<Int>(0)
     private let read = Atomic<Int>(0)
-    private let dropped = Atomic<Int>(0)
 
     public init() { slots.initialize(repeating: 0, count: MIDIInbox.capacity) }
     deinit { slots.deallocate() }
@@ -22,10 +21,7 @@ public final class MIDIInbox: @unchecked Sendable {
     public func push(_ bytes: UnsafePointer<UInt8>, count: Int) {
         guard count >= 1 && count <= 3 else { return }
         let w = written.load(ordering: .relaxed)
-        guard w - read.load(ordering: .acquiring) < MIDIInbox.capacity else {
-            dropped.add(1, ordering: .relaxed)
-            return
-        }
+        guard w - read.load(ordering: .acquiring) < MIDIInbox.capacity else { return }
         var packed = UInt32(count) << 24
         for i in 0..<count { packed |= UInt32(bytes[i]) << (16 - 8 * i) }
         slots[w % MIDIInbox.capacity] = packed
@@ -44,9 +40,6 @@ public final class MIDIInbox: @unchecked Sendable {
         }
         read.store(r, ordering: .releasing)
     }
-
-    /// Messages dropped because the ring was full.
-    public var droppedCount: Int { dropped.load(ordering: .relaxed) }
 }
 
 /// Stompbox's client on the ALSA sequencer: "Stompbox" with an input port `midi_in`, connected
