@@ -25,8 +25,23 @@ enum CoreCLI {
     }
 }
 
-/// Tells the Cabinet where the bundled cabinets are (data/cabinets); they are read only when a
-/// cabinet is prepared. Without Stompbox's data folder the Cabinet passes its input through.
-func installCabinets() {
-    if let data = try? DataFiles.locate() { Cabinet.install(CabinetFiles(folder: data.data("cabinets"))) }
+/// Tells the Cabinet where the bundled cabinets are (data/cabinets). The data folder is looked
+/// for when a cabinet is first prepared, so a render or session without one does not search for
+/// it. Without Stompbox's data folder the bundled cabinets are missing (the Cabinet passes its
+/// input through and says why); one's own impulse response files still load.
+func installCabinets() { Cabinet.install(LocatedCabinets()) }
+
+private struct LocatedCabinets: CabinetSource {
+    /// Found once, on first use (a Swift `static let` is made once, thread-safely).
+    private static let bundled: Result<CabinetFiles, any Error> = Result { try DataFiles.locate() }.map {
+        CabinetFiles(folder: $0.data("cabinets"))
+    }
+
+    func impulseResponse(cabinet id: String, sampleRate: Double) throws -> ImpulseResponse {
+        try Self.bundled.get().impulseResponse(cabinet: id, sampleRate: sampleRate)
+    }
+
+    func impulseResponse(file path: String, sampleRate: Double) throws -> ImpulseResponse {
+        try ImpulseResponseFile.read(path, sampleRate: sampleRate)
+    }
 }

@@ -16,6 +16,7 @@ struct LicenceCommand: ParsableCommand {
 
     struct Keygen: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "keygen",
             abstract: "Makes a new Ed25519 key pair: \(LicenceSigningKey.fileName) (mode 0600) and \(LicencePublicKey.shippedFileName).")
         @Option(name: .long, help: ArgumentHelp("The folder to write the two files into (created if missing).", valueName: "dir"))
         var out: String
@@ -42,7 +43,7 @@ struct LicenceCommand: ParsableCommand {
     }
 
     struct Issue: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Prints a licence key for a product and a licensee.")
+        static let configuration = CommandConfiguration(commandName: "issue", abstract: "Prints a licence key for a product and a licensee.")
         @Option(name: .customLong("private-key"), help: ArgumentHelp("The private key file from 'keygen'.", valueName: "file"))
         var privateKey: String
         @Option(name: .long, help: "The product id, e.g. looper.") var product: String

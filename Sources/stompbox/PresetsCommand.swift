@@ -29,7 +29,7 @@ struct PresetsCommand: ParsableCommand {
     }
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Lists the slots; * marks the selected one.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "Lists the slots; * marks the selected one.")
         func run() throws {
             let library = try PresetsCommand.openLibrary()
             // Only when a slot switches a sold pedal on is the store asked whether it is unlocked.
@@ -46,7 +46,7 @@ struct PresetsCommand: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Prints a slot as a preset file (JSON).")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Prints a slot as a preset file (JSON).")
         @Argument(help: "Slot 1, 2 or 3.") var slot: Int
         func run() throws {
             let index = try CoreCLI.slotIndex(slot)
@@ -56,7 +56,7 @@ struct PresetsCommand: ParsableCommand {
     }
 
     struct Save: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Stores a preset file into a slot (the file's name comes with it).")
+        static let configuration = CommandConfiguration(commandName: "save", abstract: "Stores a preset file into a slot (the file's name comes with it).")
         @Argument(help: "Slot 1, 2 or 3.") var slot: Int
         @Option(name: .long, help: "The preset file ('-' reads standard input).") var from: String
         func run() throws {
@@ -77,7 +77,7 @@ struct PresetsCommand: ParsableCommand {
     }
 
     struct Import: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Reads a preset file into a slot.")
+        static let configuration = CommandConfiguration(commandName: "import", abstract: "Reads a preset file into a slot.")
         @Argument(help: "Slot 1, 2 or 3.") var slot: Int
         @Argument(help: "The preset file.") var file: String
         func run() throws {
@@ -91,7 +91,7 @@ struct PresetsCommand: ParsableCommand {
     }
 
     struct Export: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Writes a slot to a preset file.")
+        static let configuration = CommandConfiguration(commandName: "export", abstract: "Writes a slot to a preset file.")
         @Argument(help: "Slot 1, 2 or 3.") var slot: Int
         @Argument(help: "The file to write.") var file: String
         @Flag(name: .long, help: "Replace the file if it exists.") var force = false
@@ -109,7 +109,7 @@ struct PresetsCommand: ParsableCommand {
     }
 
     struct Rename: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Renames a slot.")
+        static let configuration = CommandConfiguration(commandName: "rename", abstract: "Renames a slot.")
         @Argument(help: "Slot 1, 2 or 3.") var slot: Int
         @Argument(help: "The new name (up to 40 characters).") var name: String
         func run() throws {
@@ -121,7 +121,7 @@ struct PresetsCommand: ParsableCommand {
     }
 
     struct Select: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Selects a slot (the one the window recalls and saves into).")
+        static let configuration = CommandConfiguration(commandName: "select", abstract: "Selects a slot (the one the window recalls and saves into).")
         @Argument(help: "Slot 1, 2 or 3.") var slot: Int
         func run() throws {
             let index = try CoreCLI.slotIndex(slot)

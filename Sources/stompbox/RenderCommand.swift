@@ -51,16 +51,15 @@ struct RenderCommand: ParsableCommand {
     func run() throws {
         installCabinets()
         do {
-            let (gate, notes) = Store.currentGate(publicKeyFile: publicKey)
-            let plan = try makePlan(gate: gate)
+            let store = StoreGate(publicKeyFile: publicKey)
+            let plan = try makePlan(gate: store.gate)
             let renderer = OfflineRenderer(plan: plan)
             // Every value the render sets, --at ones included, passes the licence gate.
             renderer.permit = { write throws(RenderError) in
-                do { try gate.check(write.parameter, write.value) } catch {
+                do { try store.check(write.parameter, write.value) } catch {
                     throw .refused(write, reason: "\(error)")
                 }
             }
-            for note in notes { warn(note) }
             let summary = try renderer.render(input: input, output: output)
             print("wrote \(output): \(summary.channels) channel\(summary.channels == 1 ? "" : "s"), \(summary.sampleRate) Hz, "
                   + String(format: "%.3f s", Double(summary.outputFrames) / Double(summary.sampleRate)))
@@ -79,11 +78,11 @@ struct RenderCommand: ParsableCommand {
 
     /// The preset, then `--set` in order, then `--at`, then `--tail`. A preset that switches a
     /// locked pedal on still loads, with that pedal off and a warning.
-    func makePlan(gate: FeatureGate = .locked) throws -> RenderPlan {
+    func makePlan(gate: () -> FeatureGate = { .locked }) throws -> RenderPlan {
         var plan = RenderPlan()
         var presetBoard = PedalKind.builtIn
         if let preset {
-            let (admitted, notices) = gate.admit(try Self.loadPreset(preset))
+            let (admitted, notices) = gate().admit(try Self.loadPreset(preset))
             for notice in notices { warn(notice.description) }
             plan.parameters = admitted.values
             plan.states = admitted.states
@@ -206,6 +205,30 @@ struct CommandLineError: Error {
 }
 
 /// Prints `stompbox: warning: …` as one line on stderr.
+/// The licence gate, read from the store (licence file, public key, signatures) only when a
+/// render needs it: a preset to admit, or a value the locked gate refuses (the Looper's). A
+/// render that touches no locked pedal does not open the store. Its notes are printed when it is
+/// opened.
+final class StoreGate {
+    private let publicKeyFile: String?
+    private var opened: FeatureGate?
+
+    init(publicKeyFile: String?) { self.publicKeyFile = publicKeyFile }
+
+    func gate() -> FeatureGate {
+        if let opened { return opened }
+        let (gate, notes) = Store.currentGate(publicKeyFile: publicKeyFile)
+        for note in notes { warn(note) }
+        opened = gate
+        return gate
+    }
+
+    func check(_ parameter: Parameter, _ value: Float) throws(LockedError) {
+        if (try? FeatureGate.locked.check(parameter, value)) != nil { return }
+        try gate().check(parameter, value)
+    }
+}
+
 func warn(_ message: String) {
     FileHandle.standardError.write(Data("stompbox: warning: \(message)\n".utf8))
 }

@@ -30,7 +30,7 @@ struct StoreCommand: ParsableCommand {
     }
 
     struct Status: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Lists the products and whether each is unlocked.")
+        static let configuration = CommandConfiguration(commandName: "status", abstract: "Lists the products and whether each is unlocked.")
         @OptionGroup var key: KeyOption
         func run() throws {
             let store = try key.open()
@@ -46,7 +46,7 @@ struct StoreCommand: ParsableCommand {
     }
 
     struct Unlock: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Unlocks a product with a licence key.")
+        static let configuration = CommandConfiguration(commandName: "unlock", abstract: "Unlocks a product with a licence key.")
         @Argument(help: "The licence key (STOMPBOX-…).") var licenceKey: String
         @OptionGroup var key: KeyOption
         func run() throws {
