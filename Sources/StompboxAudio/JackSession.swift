@@ -368,8 +368,8 @@ final class JackSession {
         } else {
             out1.update(repeating: 0, count: n)
         }
-        chain.process(UnsafeMutableBufferPointer(start: out1, count: n))
-        out2.update(from: out1, count: n)
+        // The board's stereo output: left on out_1, right on out_2.
+        chain.process(left: UnsafeMutableBufferPointer(start: out1, count: n), right: UnsafeMutableBufferPointer(start: out2, count: n))
         timing.note(nanoseconds: JackTiming.now() - started)
     }
 }

@@ -4,9 +4,12 @@ import Foundation
 import StompboxDSP
 import Synchronization
 
-/// An installed LV2 plugin as a pedal of the mono chain.
+/// An installed LV2 plugin as a pedal.
 ///
-/// - **Audio**: the mono block feeds every audio input (so mono and stereo plugins both work),
+/// - **Stereo board**: a plugin with two audio inputs or outputs plays in stereo (left and right
+///   into its first two inputs, its first two outputs out; one input gets the middle of the two
+///   sides, one output feeds both). A mono plugin plays the middle of the sides on both.
+/// - **Mono board**: the mono block feeds every audio input (so mono and stereo plugins both work),
 ///   and the pedal's output is the plugin's *first* audio output. Not the mean of two: fed the
 ///   same signal on both sides, a stereo effect's channels often differ only in phase (a
 ///   chorus or a ping-pong delay moves them in opposition), and their mean would comb-filter or
@@ -27,7 +30,7 @@ import Synchronization
 ///
 /// As a pedal on the board (`PedalKind.lv2`), its control values are the cells of its kind's
 /// `PedalValues` (so knobs, presets and `--set` reach the plugin), and it reports its latency there.
-public final class LV2Pedal: StatefulEffect, @unchecked Sendable {
+public final class LV2Pedal: StatefulEffect, StereoEffect, @unchecked Sendable {
     /// The plugin, as its data describes it.
     public let info: LV2PluginInfo
     public let world: LV2World
@@ -56,6 +59,7 @@ public final class LV2Pedal: StatefulEffect, @unchecked Sendable {
     private var host: OpaquePointer?
     private var blockLimit = 0
     private var inputCount = 0
+    private var outputCount = 0
     private var inputs = UnsafeMutablePointer<Float>.allocate(capacity: 1)
     private var outputs = UnsafeMutablePointer<Float>.allocate(capacity: 1)
     private var portValues = UnsafeMutablePointer<Float>.allocate(capacity: 1)
@@ -169,7 +173,21 @@ public final class LV2Pedal: StatefulEffect, @unchecked Sendable {
     /// plugins take a control as it comes, and a knob jumped end to end would click. The first
     /// block after the instance is made takes the values as they are (as a reference host does).
     public func process(_ block: UnsafeMutableBufferPointer<Float>) {
-        guard let host, let base = block.baseAddress else { return }
+        guard let base = block.baseAddress else { return }
+        run(base, nil, block.count)
+    }
+
+    /// Two audio inputs or outputs: the plugin has sides of its own.
+    public var playsInStereo: Bool { layout.audioInputs.count >= 2 || layout.audioOutputs.count >= 2 }
+
+    /// A stereo board's block (see the type's notes). Audio thread.
+    public func process(left: UnsafeMutableBufferPointer<Float>, right: UnsafeMutableBufferPointer<Float>) {
+        guard let l = left.baseAddress, let r = right.baseAddress else { return }
+        run(l, r, left.count)
+    }
+
+    private func run(_ base: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>?, _ count: Int) {
+        guard let host else { return }
         var ramping = false
         for i in 0..<controlCount {
             let target = values[i].load(ordering: .relaxed)
@@ -190,15 +208,25 @@ public final class LV2Pedal: StatefulEffect, @unchecked Sendable {
         snapControls = false
         let stride = blockLimit
         var offset = 0
-        while offset < block.count {
+        while offset < count {
             if ramping { ramping = advanceGlides() }
-            let frames = min(ramping ? min(stride, LV2Pedal.glideFrames) : stride, block.count - offset)
+            let frames = min(ramping ? min(stride, LV2Pedal.glideFrames) : stride, count - offset)
             for input in 0..<inputCount {
-                (inputs + input * stride).update(from: base + offset, count: frames)
+                let into = inputs + input * stride
+                if let right {
+                    if inputCount == 1 {
+                        for k in 0..<frames { into[k] = 0.5 * (base[offset + k] + right[offset + k]) }
+                    } else {
+                        into.update(from: (input & 1 == 0 ? base : right) + offset, count: frames)
+                    }
+                } else {
+                    into.update(from: base + offset, count: frames)
+                }
             }
             // Paused (a reset or restore under way): the rest of the block stays dry.
             if clv2_host_run(host, UInt32(frames)) == 0 { return }
             (base + offset).update(from: outputs, count: frames)
+            if let right { (right + offset).update(from: outputs + (outputCount >= 2 ? stride : 0), count: frames) }
             offset += frames
         }
         if let latencyCell, let latencyOutput { latencyCell.pointee.store(scratch[latencyOutput], ordering: .relaxed) }
@@ -343,6 +371,7 @@ public final class LV2Pedal: StatefulEffect, @unchecked Sendable {
         glideSteps = max(1, Int((0.05 * sampleRate / Double(LV2Pedal.glideFrames)).rounded()))
         snapControls = true
         inputCount = layout.audioInputs.count
+        outputCount = layout.audioOutputs.count
         inputs = .allocate(capacity: max(1, inputCount * limit))
         inputs.initialize(repeating: 0, count: max(1, inputCount * limit))
         outputs = .allocate(capacity: max(1, layout.audioOutputs.count * limit))

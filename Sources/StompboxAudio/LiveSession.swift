@@ -10,8 +10,10 @@ final class LiveBuffers {
     static let maximumChannels = 32
     /// Captured guitar samples not yet processed: a linear FIFO, compacted as it is read.
     let fifo: UnsafeMutableBufferPointer<Float>
-    /// The block being assembled and processed.
+    /// The block being assembled and processed (the output's left side, on a stereo output).
     let mono: UnsafeMutableBufferPointer<Float>
+    /// A stereo output's right side.
+    let right: UnsafeMutableBufferPointer<Float>
     /// Interleaved output when the server cannot lend us its own buffer.
     let output: UnsafeMutableBufferPointer<Float>
     /// The resampler's output before it is copied into `mono`.
@@ -21,22 +23,24 @@ final class LiveBuffers {
     /// libsamplerate's variable-ratio converter (SRC_SINC_FASTEST: 97 dB SNR, 80 % bandwidth,
     /// about 20 samples of look-ahead).
     let resampler: OpaquePointer
-    /// The output last written, to crossfade over when the loop writes over it.
+    /// The output last written, to crossfade over when the loop writes over it (each side).
     let splice = OutputSplice()
+    let spliceRight = OutputSplice()
 
     init() {
         fifo = .allocate(capacity: 1 << 16)
         mono = .allocate(capacity: Self.maximumBlock)
+        right = .allocate(capacity: Self.maximumBlock)
         output = .allocate(capacity: Self.maximumBlock * Self.maximumChannels)
         resampled = .allocate(capacity: 2 * Self.maximumBlock)
         history = .allocate(capacity: LiveSession.primingLength)
-        for b in [fifo, mono, output, resampled, history] { b.initialize(repeating: 0) }
+        for b in [fifo, mono, right, output, resampled, history] { b.initialize(repeating: 0) }
         var error: Int32 = 0
         resampler = src_new(Int32(SRC_SINC_FASTEST), 1, &error)!
     }
 
     deinit {
-        for b in [fifo, mono, output, resampled, history] { b.deallocate() }
+        for b in [fifo, mono, right, output, resampled, history] { b.deallocate() }
         src_delete(resampler)
     }
 }
@@ -176,6 +180,7 @@ final class LiveSession {
         control = LatencyControl(sampleRate: rate, target: targetMs / 1000, blockSeconds: Double(block) / rate)
         clockMeter = ClockDriftMeter(sampleRate: rate)
         buffers.splice.reset(sampleRate: rate)
+        buffers.spliceRight.reset(sampleRate: rate)
     }
 
     private var selfPointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
@@ -376,7 +381,7 @@ final class LiveSession {
     private func pump() {
         while fillBlock() {
             let out = UnsafeMutableBufferPointer(start: buffers.mono.baseAddress, count: block)
-            chain.process(out)
+            process(out)
             recentPeak = max(chain.lastOutputPeak, recentPeak * peakDecay)
             write(out)
             filled = 0
@@ -451,6 +456,18 @@ final class LiveSession {
     }
 
     /// Writes one processed block to every output channel.
+    /// The chain over the block in `buffers.mono`: its stereo output (the right side in
+    /// `buffers.right`) when the output has two channels or more, else its mono one.
+    @inline(__always)
+    private func process(_ block: UnsafeMutableBufferPointer<Float>) {
+        if outChannels >= 2 {
+            chain.process(left: block, right: UnsafeMutableBufferPointer(start: buffers.right.baseAddress, count: block.count))
+        } else {
+            chain.process(block)
+        }
+    }
+
+    /// Writes the block (and on a stereo output `buffers.right` beside it).
     private func write(_ block: UnsafeMutableBufferPointer<Float>) {
         guard let playback else { return }
         let frames = block.count
@@ -467,9 +484,13 @@ final class LiveSession {
         if outChannels == 1 {
             out.update(from: block.baseAddress!, count: frames)
         } else {
+            let right = UnsafeMutableBufferPointer(start: buffers.right.baseAddress, count: frames)
+            buffers.spliceRight.rewind(pendingRewind)
+            buffers.spliceRight.apply(right)
+            // Left, right, left, … over the sink's channels.
             for i in 0..<frames {
-                let y = block[i]
-                for c in 0..<outChannels { out[i * outChannels + c] = y }
+                let l = block[i], r = right[i]
+                for c in 0..<outChannels { out[i * outChannels + c] = c & 1 == 0 ? l : r }
             }
         }
         let rewind = Int64(pendingRewind * outChannels * 4)
@@ -493,6 +514,7 @@ final class LiveSession {
             }
             memset(buffer!, 0, bytes)
             buffers.splice.silence(n)
+            if outChannels >= 2 { buffers.spliceRight.silence(n) }
             pa_stream_write(playback, buffer, bytes, nil, 0, PA_SEEK_RELATIVE)
             playbackFramesWritten += n
             left -= n
@@ -721,7 +743,7 @@ final class LiveSession {
             } else {
                 for i in 0..<block { out[i] = 0 }
             }
-            chain.process(out)
+            process(out)
             write(out)
             var usec: pa_usec_t = 0
             var negative: Int32 = 0

@@ -14,6 +14,9 @@ public struct RenderPlan: Equatable, Sendable {
     public var board: [PedalKind]
     /// Built-in pedals' own states by pedal id (a preset's `states`; `--set cab.ir=FILE`).
     public var states: [String: String] = [:]
+    /// The output's channels: 1 for the board's mono output, 2 for its stereo one; nil for the
+    /// input's channel count (a stereo output's sides alternate over more than two channels).
+    public var channels: Int?
 
     /// Every parameter at its default, every pedal in the classic order, no actions, no tail.
     public init(parameters: [Float] = Parameter.allCases.map { $0.spec.defaultValue },
@@ -83,6 +86,8 @@ public enum RenderError: Error, Equatable, CustomStringConvertible {
     case board(PedalError)
     /// A pedal's state (a cabinet's file) that cannot be used.
     case state(String)
+    /// An output channel count below one.
+    case badChannels(Int)
 
     public var description: String {
         switch self {
@@ -95,15 +100,17 @@ public enum RenderError: Error, Equatable, CustomStringConvertible {
         case .refused(let a, let reason): "cannot set \(a): \(reason)"
         case .board(let e): e.description
         case .state(let why): why
+        case .badChannels(let n): "the output needs at least one channel (got \(n))"
         }
     }
 }
 
 /// Renders an audio file through a `Chain`, offline, as fast as the machine goes.
 ///
-/// The input's channels are averaged into the mono guitar signal; the chain's mono output is
-/// written to every channel of the output, at the input's rate and channel count. The output
-/// is the input's length plus the tail. Actions apply at their exact sample: a block is cut
+/// The input's channels are averaged into the mono guitar signal. The output is the board's
+/// mono output (one channel) or its stereo one (two or more: left, right, left, …), at the
+/// input's rate, with `plan.channels` channels or the input's count. It is the input's length
+/// plus the tail. Actions apply at their exact sample: a block is cut
 /// where an action falls, because the chain reads parameters and looper requests at block start.
 public final class OfflineRenderer {
     /// The chain's block size between actions. A setting that does not change gives the same
@@ -154,9 +161,11 @@ public final class OfflineRenderer {
             throw .actionAfterEnd(action, lengthSeconds: Double(totalFrames) / rate)
         }
 
+        let outputChannels = plan.channels ?? reader.channels
+        guard outputChannels >= 1 else { throw .badChannels(outputChannels) }
         let writer: AtomicAudioFileWriter
         do {
-            writer = try AtomicAudioFileWriter(path: output, sampleRate: reader.sampleRate, channels: reader.channels)
+            writer = try AtomicAudioFileWriter(path: output, sampleRate: reader.sampleRate, channels: outputChannels)
         } catch { throw .file(error) }
         // From here on, any throw leaves through `writer`'s deinit, which removes the temporary file.
 
@@ -173,11 +182,14 @@ public final class OfflineRenderer {
         // The files move a chunk of `ioChunk` frames at a time (fewer, larger reads and writes);
         // the chain works on the chunk in place, block by block.
         let chunkFrames = Self.ioChunk
-        let interleaved = UnsafeMutablePointer<Float>.allocate(capacity: chunkFrames * channels)
+        let interleaved = UnsafeMutablePointer<Float>.allocate(capacity: chunkFrames * max(channels, outputChannels))
         let mono = UnsafeMutableBufferPointer<Float>.allocate(capacity: chunkFrames)
+        let stereo = outputChannels >= 2
+        let right = UnsafeMutableBufferPointer<Float>.allocate(capacity: stereo ? chunkFrames : 1)
         defer {
             interleaved.deallocate()
             mono.deallocate()
+            right.deallocate()
         }
 
         var schedule = RenderSchedule(totalFrames: totalFrames, blockSize: Self.blockSize,
@@ -188,10 +200,10 @@ public final class OfflineRenderer {
         let isMono = channels == 1
         var chunkStart = 0, chunkCount = 0
         func writeChunk() throws(AudioFileError) {
-            if isMono { return try writer.write(mono.baseAddress!, frames: chunkCount) }
+            if outputChannels == 1 { return try writer.write(mono.baseAddress!, frames: chunkCount) }
             for i in 0..<chunkCount {
-                let y = mono[i]
-                for c in 0..<channels { interleaved[i * channels + c] = y }
+                let l = mono[i], r = right[i]
+                for c in 0..<outputChannels { interleaved[i * outputChannels + c] = c & 1 == 0 ? l : r }
             }
             try writer.write(interleaved, frames: chunkCount)
         }
@@ -222,7 +234,12 @@ public final class OfflineRenderer {
                 }
                 for i in block.actions { apply(actions[i], to: chain, taps: taps) }
                 let offset = block.frames.lowerBound - chunkStart
-                chain.process(UnsafeMutableBufferPointer(rebasing: mono[offset..<(offset + block.frames.count)]))
+                let frames = offset..<(offset + block.frames.count)
+                if stereo {
+                    chain.process(left: UnsafeMutableBufferPointer(rebasing: mono[frames]), right: UnsafeMutableBufferPointer(rebasing: right[frames]))
+                } else {
+                    chain.process(UnsafeMutableBufferPointer(rebasing: mono[frames]))
+                }
             }
             if chunkCount > 0 { try writeChunk() }
             try writer.commit()
@@ -230,7 +247,7 @@ public final class OfflineRenderer {
             writer.discard()
             throw .file(error)
         }
-        return Summary(sampleRate: reader.sampleRate, channels: channels,
+        return Summary(sampleRate: reader.sampleRate, channels: outputChannels,
                        inputFrames: inputFrames, outputFrames: totalFrames, board: board)
     }
 

@@ -18,3 +18,24 @@ public protocol AudioEffect: AnyObject {
 extension AudioEffect {
     public func bypassed() {}
 }
+
+/// A pedal that plays in stereo itself: a reverb with decorrelated sides, a ping-pong delay, a
+/// flanger whose sides sweep apart. On a stereo board (`Chain.process(left:right:)`) it gets both
+/// channels; before the first such pedal the board is mono and both hold the same signal. On a
+/// mono board its `process` runs as before.
+///
+/// A pedal that is not a `StereoEffect` and stands after one is run twice, once per side, by
+/// two instances reading the same parameters (the chain makes the second one off the audio thread).
+public protocol StereoEffect: AudioEffect {
+    /// Processes `left` and `right` (the same length, at most `maximumBlockSize`) in place.
+    /// Audio thread.
+    func process(left: UnsafeMutableBufferPointer<Float>, right: UnsafeMutableBufferPointer<Float>)
+    /// Whether it makes the sides differ (a plugin with one input and one output does not: the
+    /// chain then treats it as a mono pedal that plays the middle of the sides on both). Not
+    /// asked on the audio thread.
+    var playsInStereo: Bool { get }
+}
+
+extension StereoEffect {
+    public var playsInStereo: Bool { true }
+}

@@ -2,7 +2,11 @@ import Foundation
 import Synchronization
 
 /// The signal path: input gain → the pedals on the board, in the order the user arranged them
-/// → output gain → safety limiter. Mono, in place.
+/// → output gain → safety limiter, in place. The input is mono. The output is mono
+/// (`process(_:)`) or stereo (`process(left:right:)`): on a stereo board the signal stays mono
+/// until the first stereo pedal that plays (`StereoEffect`: reverb, delay, flanger, tremolo,
+/// looper); a mono pedal after one runs once per side, its second instance (a twin, made
+/// off the audio thread with the board) taking the right.
 ///
 /// Each pedal sits in a `PedalSlot` that crossfades it in and out (5 ms) when its `enabled`
 /// parameter changes, skips it entirely while off, and resets it (output = dry for that block)
@@ -29,6 +33,8 @@ public final class Chain {
     /// Every pedal that has been on the board: a pedal taken off and put back keeps its loop.
     /// (A plugin pedal taken off is let go: its kind is of its own and does not come back.)
     private var instances: [PedalKind: AudioEffect] = [:]
+    /// The right sides' instances of built-in mono pedals that stand after a stereo pedal.
+    private var twins: [PedalKind: AudioEffect] = [:]
 
     /// The board the audio thread plays (+1 retained, owned by the audio side).
     private var active: Unmanaged<Board>
@@ -48,6 +54,9 @@ public final class Chain {
     private var limiter = SafetyLimiter()
     private var metronome = Metronome()
     private var dry = UnsafeMutableBufferPointer<Float>.allocate(capacity: 1)
+    private var dryRight = UnsafeMutableBufferPointer<Float>.allocate(capacity: 1)
+    /// The metronome's clicks on a stereo board (added to both sides).
+    private var clicks = UnsafeMutableBufferPointer<Float>.allocate(capacity: 1)
     /// The board's input, kept while a new board fades in.
     private var boardInput = UnsafeMutableBufferPointer<Float>.allocate(capacity: 1)
 
@@ -64,7 +73,9 @@ public final class Chain {
         self.board = board
         let effects = board.map { $0.makeEffect(controls) }
         for (kind, effect) in zip(board, effects) { instances[kind] = effect }
-        let first = Board(kinds: board, effects: effects, entering: [])
+        let made = Chain.makeTwins(board, effects, controls: controls, kept: [:])
+        for (kind, twin) in made.new { twins[kind] = twin }
+        let first = Board(kinds: board, effects: effects, twins: made.list, entering: [])
         active = Unmanaged.passRetained(first)
         activeSlots = first.slots
         activeCount = first.count
@@ -78,6 +89,8 @@ public final class Chain {
             Unmanaged<Board>.fromOpaque(UnsafeRawPointer(bitPattern: cell)!).release()
         }
         dry.deallocate()
+        dryRight.deallocate()
+        clicks.deallocate()
         boardInput.deallocate()
         metronome.free()
     }
@@ -90,7 +103,13 @@ public final class Chain {
         // The same board again (a preset recalled that has it): nothing to hand over.
         guard kinds != board else { return }
         let entering = Set(kinds).subtracting(board)
-        let next = Board(kinds: kinds, effects: kinds.map(effect), entering: entering)
+        let effects = kinds.map(effect)
+        let made = Chain.makeTwins(kinds, effects, controls: controls, kept: twins)
+        for (kind, twin) in made.new {
+            if maximumBlockSize > 0 { twin.prepare(sampleRate: sampleRate, maximumBlockSize: maximumBlockSize) }
+            twins[kind] = twin
+        }
+        let next = Board(kinds: kinds, effects: effects, twins: made.list, entering: entering)
         // The board handed over (and the one playing until then) keep their pedals alive.
         instances = instances.filter { $0.key.values == nil || kinds.contains($0.key) }
         if maximumBlockSize > 0 { next.prepare(sampleRate: sampleRate, maximumBlockSize: maximumBlockSize, parameters: parameters) }
@@ -124,11 +143,18 @@ public final class Chain {
         dry.deallocate()
         dry = .allocate(capacity: maximumBlockSize)
         dry.initialize(repeating: 0)
+        dryRight.deallocate()
+        dryRight = .allocate(capacity: maximumBlockSize)
+        dryRight.initialize(repeating: 0)
+        clicks.deallocate()
+        clicks = .allocate(capacity: maximumBlockSize)
+        clicks.initialize(repeating: 0)
         boardInput.deallocate()
         boardInput = .allocate(capacity: maximumBlockSize)
         boardInput.initialize(repeating: 0)
         fadeLength = max(1, Int(sampleRate * 0.005))
         for effect in instances.values { effect.prepare(sampleRate: sampleRate, maximumBlockSize: maximumBlockSize) }
+        for twin in twins.values { twin.prepare(sampleRate: sampleRate, maximumBlockSize: maximumBlockSize) }
         if let resample {
             for (looper, loop) in kept { looper.restoreLoop(loop, fromRate: oldRate, toRate: sampleRate, resample: resample) }
         }
@@ -151,11 +177,43 @@ public final class Chain {
         fade = .none
         active.takeUnretainedValue().prepare(sampleRate: sampleRate, maximumBlockSize: maximumBlockSize, parameters: parameters)
         for effect in effects { effect.reset() }
+        for twin in twins.values { twin.reset() }
         inputGain.snap(to: decibelsToGain(parameters.load(.inputGain)))
         outputGain.snap(to: decibelsToGain(parameters.load(.outputGain)))
         limiter.reset()
         metronome.reset()
     }
+
+    /// The twins a board needs: a built-in mono pedal standing after a stereo pedal gets a second
+    /// instance for the right side (kept from `kept` if it had one; `new` lists those made now,
+    /// unprepared). A plugin pedal gets none: on a stereo board it plays its left side's result
+    /// on both. Not on the audio thread.
+    static func makeTwins(_ kinds: [PedalKind], _ effects: [AudioEffect], controls: EngineControls,
+                          kept: [PedalKind: AudioEffect]) -> (list: [AudioEffect?], new: [(PedalKind, AudioEffect)]) {
+        var list: [AudioEffect?] = []
+        var new: [(PedalKind, AudioEffect)] = []
+        var afterStereo = false
+        for (kind, effect) in zip(kinds, effects) {
+            if Chain.makesStereo(effect) {
+                afterStereo = true
+                list.append(nil)
+            } else if afterStereo && kind.values == nil {
+                if let twin = kept[kind] {
+                    list.append(twin)
+                } else {
+                    let twin = kind.makeEffect(controls)
+                    new.append((kind, twin))
+                    list.append(twin)
+                }
+            } else {
+                list.append(nil)
+            }
+        }
+        return (list, new)
+    }
+
+    /// A stereo pedal that makes the sides differ (a mono plugin does not).
+    static func makesStereo(_ effect: AudioEffect) -> Bool { (effect as? StereoEffect)?.playsInStereo ?? false }
 
     private func adopt(_ board: Unmanaged<Board>) {
         let old = active
@@ -217,12 +275,29 @@ public final class Chain {
         var start = 0
         while start < buffer.count {
             let n = min(maximumBlockSize, buffer.count - start)
-            processBlock(UnsafeMutableBufferPointer(start: base + start, count: n))
+            processBlock(UnsafeMutableBufferPointer(start: base + start, count: n), nil)
             start += n
         }
     }
 
-    private func processBlock(_ block: UnsafeMutableBufferPointer<Float>) {
+    /// Processes the mono input in `left` into a stereo output in `left` and `right` (the same
+    /// length; `right`'s contents on entry are not read); any length, split into blocks of at
+    /// most `maximumBlockSize`. Audio thread: allocation- and lock-free.
+    public func process(left: UnsafeMutableBufferPointer<Float>, right: UnsafeMutableBufferPointer<Float>) {
+        precondition(maximumBlockSize > 0, "Chain.prepare was not called")
+        precondition(left.count == right.count, "the two sides differ in length")
+        lastOutputPeak = 0
+        guard let l = left.baseAddress, let r = right.baseAddress else { return }
+        var start = 0
+        while start < left.count {
+            let n = min(maximumBlockSize, left.count - start)
+            processBlock(UnsafeMutableBufferPointer(start: l + start, count: n), UnsafeMutableBufferPointer(start: r + start, count: n))
+            start += n
+        }
+    }
+
+    /// One block: mono in `block`, or with `right` a stereo output.
+    private func processBlock(_ block: UnsafeMutableBufferPointer<Float>, _ right: UnsafeMutableBufferPointer<Float>?) {
         let p = parameters
         inputGain.setTarget(decibelsToGain(p.load(.inputGain)))
         // The tuner open (and not playing through) mutes the output, gliding like the gain does.
@@ -256,25 +331,46 @@ public final class Chain {
         inputGain = gain
         tunerTap.write(block)
 
-        processBoard(block)
+        processBoard(block, right)
 
-        gain = outputGain
-        if gain.isRamping {
-            for i in block.indices { block[i] *= gain.next() }
-        } else if gain.current != 1 {
-            let g = gain.current
-            for i in block.indices { block[i] *= g }
+        // The same glide on both sides.
+        @inline(__always) func applyOutputGain(_ side: UnsafeMutableBufferPointer<Float>) -> SmoothedValue {
+            var gain = outputGain
+            if gain.isRamping {
+                for i in side.indices { side[i] *= gain.next() }
+            } else if gain.current != 1 {
+                let g = gain.current
+                for i in side.indices { side[i] *= g }
+            }
+            return gain
         }
-        outputGain = gain
-        // The metronome after the pedals, before the limiter.
-        metronome.mix(into: block, p)
-        let peak = limiter.process(block)
+        let glided = applyOutputGain(block)
+        if let right { _ = applyOutputGain(right) }
+        outputGain = glided
+        // The metronome after the pedals, before the limiter (in the middle of a stereo board).
+        let peak: Float
+        if let right {
+            let n = block.count
+            let clicks = UnsafeMutableBufferPointer(rebasing: self.clicks[0..<n])
+            clicks.update(repeating: 0)
+            if metronome.mix(into: clicks, p) {
+                for i in 0..<n {
+                    block[i] += clicks[i]
+                    right[i] += clicks[i]
+                }
+            }
+            peak = limiter.process(block, right)
+        } else {
+            metronome.mix(into: block, p)
+            peak = limiter.process(block)
+        }
         lastOutputPeak = max(lastOutputPeak, peak)
         meters.note(output: peak, limiterGain: limiter.lowestGain, ducked: limiter.ducked)
     }
 
     /// The pedals on the board, and a new board's fade: out to the dry input, swap, back in.
-    private func processBoard(_ block: UnsafeMutableBufferPointer<Float>) {
+    /// With `right`, a stereo board (the right side filled in whether or not a pedal made it differ).
+    private func processBoard(_ block: UnsafeMutableBufferPointer<Float>, _ right: UnsafeMutableBufferPointer<Float>?) {
         if fade == .none, retired.load(ordering: .acquiring) == 0 {
             let next = pending.exchange(0, ordering: .acquiringAndReleasing)
             if next != 0 {
@@ -300,28 +396,35 @@ public final class Chain {
         }
 
         let p = parameters
-        for i in 0..<activeCount { activeSlots[i].run(block, dry: dry, parameters: p) }
-
-        switch fade {
-        case .none, .swap:
-            break
-        case .out:
-            // Wet → dry.
-            for i in block.indices {
-                let g = min(Float(fadePosition) / Float(fadeLength), 1)
-                block[i] += g * (boardInput[i] - block[i])
-                fadePosition += 1
+        if let right {
+            var stereo = false
+            for i in 0..<activeCount {
+                activeSlots[i].run(block, right, stereo: &stereo, dry: dry, dryRight: dryRight, parameters: p)
             }
-            if fadePosition >= fadeLength { fade = .swap }
-        case .in:
-            // Dry → wet.
-            for i in block.indices {
-                let g = min(Float(fadePosition) / Float(fadeLength), 1)
-                block[i] = boardInput[i] + g * (block[i] - boardInput[i])
-                fadePosition += 1
-            }
-            if fadePosition >= fadeLength { fade = .none }
+            if !stereo { _ = right.baseAddress!.update(from: block.baseAddress!, count: block.count) }
+        } else {
+            for i in 0..<activeCount { activeSlots[i].run(block, dry: dry, parameters: p) }
         }
+
+        guard fade == .out || fade == .in else { return }
+        // The same fade on both sides.
+        let from = fadePosition, length = Float(fadeLength), fadingOut = fade == .out
+        @inline(__always) func fadeSide(_ side: UnsafeMutableBufferPointer<Float>) {
+            var position = from
+            for i in side.indices {
+                let g = min(Float(position) / length, 1)
+                if fadingOut {
+                    side[i] += g * (boardInput[i] - side[i])                   // wet → dry
+                } else {
+                    side[i] = boardInput[i] + g * (side[i] - boardInput[i])    // dry → wet
+                }
+                position += 1
+            }
+        }
+        fadeSide(block)
+        if let right { fadeSide(right) }
+        fadePosition = from + block.count
+        if fadePosition >= fadeLength { fade = fadingOut ? .swap : .none }
     }
 }
 
@@ -336,19 +439,24 @@ final class Board {
     private let kinds: [PedalKind]
 
     /// `entering`: the pedals that were not on the board before (reset when it takes over).
-    init(kinds: [PedalKind], effects: [AudioEffect], entering: Set<PedalKind>) {
+    /// `twins`: for each pedal, its right side's instance on a stereo board, if it has one.
+    init(kinds: [PedalKind], effects: [AudioEffect], twins: [AudioEffect?], entering: Set<PedalKind>) {
         self.kinds = kinds
         count = kinds.count
         slots = .allocate(capacity: max(1, count))
         for (i, kind) in kinds.enumerated() {
             let slot = PedalSlot(kind.enabledParameter, resetsWhenSwitchedOn: kind.resetsWhenSwitchedOn,
                                  reportedLatency: kind.values?.latencyCell, trails: kind.trailsParameter)
-            (slots + i).initialize(to: BoardSlot(effect: effects[i], slot: slot, entering: entering.contains(kind)))
+            let pedal = StereoPedal(stereo: effects[i] as? StereoEffect, twin: twins[i], makesStereo: Chain.makesStereo(effects[i]))
+            (slots + i).initialize(to: BoardSlot(effect: effects[i], pedal: pedal, slot: slot, entering: entering.contains(kind)))
         }
     }
 
     deinit {
-        for i in 0..<count { slots[i].slot.dryDelay.free() }
+        for i in 0..<count {
+            slots[i].slot.dryDelay.free()
+            slots[i].slot.dryDelayRight.free()
+        }
         slots.deinitialize(count: count)
         slots.deallocate()
     }
@@ -366,21 +474,38 @@ final class Board {
 /// thread (no retain or release there: checked in the release build's disassembly).
 struct BoardSlot {
     let effect: AudioEffect
+    let pedal: StereoPedal
     var slot: PedalSlot
     /// Newly on the board: cleared when the board takes over (no echoes from the last time).
     let entering: Bool
 
-    /// Audio thread.
+    /// Audio thread, a mono board.
     @inline(__always)
     mutating func run(_ block: UnsafeMutableBufferPointer<Float>, dry: UnsafeMutableBufferPointer<Float>, parameters: ParameterStore) {
         slot.run(effect, block, dry: dry, parameters: parameters)
     }
 
+    /// Audio thread, a stereo board. `stereo` says whether the sides may differ yet (until then
+    /// only `left` holds the signal): a stereo pedal or a twin that plays makes them two.
+    @inline(__always)
+    mutating func run(_ left: UnsafeMutableBufferPointer<Float>, _ right: UnsafeMutableBufferPointer<Float>, stereo: inout Bool,
+                      dry: UnsafeMutableBufferPointer<Float>, dryRight: UnsafeMutableBufferPointer<Float>, parameters: ParameterStore) {
+        if !stereo && (pedal.makesStereo || pedal.twin != nil) && !slot.isIdle(parameters) {
+            _ = right.baseAddress!.update(from: left.baseAddress!, count: left.count)
+            stereo = true
+        }
+        slot.run(effect, pedal, left, stereo ? right : nil, dry: dry, dryRight: dryRight, parameters: parameters)
+    }
+
     /// Audio thread: a pedal joining the board starts clean, and ignores footswitch requests
     /// made while it was away.
     mutating func enter() {
-        if slot.resetsWhenSwitchedOn { effect.reset() }
+        if slot.resetsWhenSwitchedOn {
+            effect.reset()
+            pedal.twin?.reset()
+        }
         effect.bypassed()
+        pedal.twin?.bypassed()
     }
 }
 
@@ -421,6 +546,8 @@ struct PedalSlot {
     private var fixedLatency: Float = 0
     /// The input's recent past, for a dry path as late as the pedal. Freed by its board.
     fileprivate(set) var dryDelay = DryDelay()
+    /// The same for the right side of a stereo board.
+    fileprivate(set) var dryDelayRight = DryDelay()
 
     /// True while the pedal is fully out of the chain (its `process` is not being called).
     var isBypassed: Bool { mix == 0 && target == 0 && glide == 0 && !trailing }
@@ -442,7 +569,11 @@ struct PedalSlot {
         fixedLatency = Float(min(max(latency, 0), Double(DryDelay.longest)))
         let longest = reportedLatency != nil ? DryDelay.longest : Int(fixedLatency.rounded(.up))
         dryDelay.free()
-        if longest > 0 && maximumBlockSize > 0 { dryDelay = DryDelay(longest: longest, maximumBlockSize: maximumBlockSize) }
+        dryDelayRight.free()
+        if longest > 0 && maximumBlockSize > 0 {
+            dryDelay = DryDelay(longest: longest, maximumBlockSize: maximumBlockSize)
+            dryDelayRight = DryDelay(longest: longest, maximumBlockSize: maximumBlockSize)
+        }
     }
 
     /// The pedal's latency for this block, in samples (0 without a delay line).
@@ -479,41 +610,53 @@ struct PedalSlot {
     /// One block of a pedal ringing out: out = x + tail·(pedal(send·x) − send·x), the pedal's
     /// own sound without its input's share. Switched on again, `send` and `tail` glide back to 1
     /// and it plays on as before (not cleared); once the tail has died away (or trails are
-    /// switched off) `tail` glides to 0 and the pedal is bypassed.
-    private mutating func ringOut(_ effect: AudioEffect, _ block: UnsafeMutableBufferPointer<Float>,
-                                  dry: UnsafeMutableBufferPointer<Float>, on: Bool, keepTail: Bool) {
-        let n = block.count
-        _ = dry.baseAddress!.update(from: block.baseAddress!, count: n)
+    /// switched off) `tail` glides to 0 and the pedal is bypassed. `right` nil: a mono board here.
+    private mutating func ringOut(_ effect: AudioEffect, _ pedal: StereoPedal, _ left: Buffer, _ right: Buffer?,
+                                  dry: Buffer, dryRight: Buffer, on: Bool, keepTail: Bool) {
+        let n = left.count
+        _ = dry.baseAddress!.update(from: left.baseAddress!, count: n)
+        if let right { _ = dryRight.baseAddress!.update(from: right.baseAddress!, count: n) }
         let step = self.step
         let sendTarget: Float = on ? 1 : 0
         let tailTarget: Float = on || (keepTail && quietSamples < quietLimit) ? 1 : 0
         @inline(__always) func toward(_ value: Float, _ goal: Float) -> Float {
             value < goal ? min(goal, value + step) : max(goal, value - step)
         }
-        var g = send
-        for i in 0..<n {
-            g = toward(g, sendTarget)
-            block[i] = dry[i] * g
+        // The same glides on both sides.
+        @inline(__always) func sendInto(_ io: Buffer, _ dry: Buffer) {
+            var g = send
+            for i in 0..<n {
+                g = toward(g, sendTarget)
+                io[i] = dry[i] * g
+            }
         }
-        effect.process(block)
-        if largestMagnitudeBits(block) >= 0x7f80_0000 {
+        sendInto(left, dry)
+        if let right { sendInto(right, dryRight) }
+        PedalSlot.wet(effect, pedal, left, right)
+        if PedalSlot.failed(left, right) {
             effect.reset()
-            _ = block.baseAddress!.update(from: dry.baseAddress!, count: n)
+            pedal.twin?.reset()
+            _ = left.baseAddress!.update(from: dry.baseAddress!, count: n)
+            if let right { _ = right.baseAddress!.update(from: dryRight.baseAddress!, count: n) }
             trailing = false
             mix = 0
             target = 0
             return
         }
-        g = send
-        var t = tail
         var loudest: Float = 0
-        for i in 0..<n {
-            g = toward(g, sendTarget)
-            t = toward(t, tailTarget)
-            let own = block[i] - g * dry[i]
-            loudest = max(loudest, abs(own))
-            block[i] = dry[i] + t * own
+        @inline(__always) func tailInto(_ io: Buffer, _ dry: Buffer) -> (send: Float, tail: Float) {
+            var g = send, t = tail
+            for i in 0..<n {
+                g = toward(g, sendTarget)
+                t = toward(t, tailTarget)
+                let own = io[i] - g * dry[i]
+                loudest = max(loudest, abs(own))
+                io[i] = dry[i] + t * own
+            }
+            return (g, t)
         }
+        let (g, t) = tailInto(left, dry)
+        if let right { _ = tailInto(right, dryRight) }
         send = g
         tail = t
         quietSamples = loudest < PedalSlot.quietLevel && g == 0 ? quietSamples + n : 0
@@ -525,12 +668,53 @@ struct PedalSlot {
             target = 0
             glide = 0
             effect.bypassed()
+            pedal.twin?.bypassed()
         }
     }
 
+    /// The pedal's own processing of a block, in place. On a mono board (`right` nil) its
+    /// `process`; on a stereo one a stereo pedal takes both sides and a mono pedal runs once per
+    /// side (its twin takes the right). A plugin pedal without a twin plays the left side's
+    /// result on both.
     @inline(__always)
-    mutating func run(_ effect: AudioEffect, _ block: UnsafeMutableBufferPointer<Float>,
-                                      dry: UnsafeMutableBufferPointer<Float>, parameters: ParameterStore) {
+    static func wet(_ effect: AudioEffect, _ pedal: StereoPedal, _ left: Buffer, _ right: Buffer?) {
+        guard let right else { effect.process(left); return }
+        if let stereo = pedal.stereo {
+            stereo.process(left: left, right: right)
+        } else if let twin = pedal.twin {
+            effect.process(left)
+            twin.process(right)
+        } else {
+            effect.process(left)
+            _ = right.baseAddress!.update(from: left.baseAddress!, count: left.count)
+        }
+    }
+
+    /// Whether the pedal put a NaN or an infinity out (one vectorised scan per side: the largest
+    /// magnitude's bits reach the exponent's all-ones pattern only for ±∞ or NaN).
+    @inline(__always)
+    static func failed(_ left: Buffer, _ right: Buffer?) -> Bool {
+        if largestMagnitudeBits(left) >= 0x7f80_0000 { return true }
+        guard let right else { return false }
+        return largestMagnitudeBits(right) >= 0x7f80_0000
+    }
+
+    /// True while the pedal is out of the chain and stays out this block (switched off, not
+    /// ringing out): a stereo pedal then leaves a mono board mono.
+    @inline(__always)
+    func isIdle(_ parameters: ParameterStore) -> Bool { isBypassed && !parameters.isOn(enabled) }
+
+    /// A mono board's block (the pedal's `process`).
+    @inline(__always)
+    mutating func run(_ effect: AudioEffect, _ block: Buffer, dry: Buffer, parameters: ParameterStore) {
+        run(effect, StereoPedal(), block, nil, dry: dry, dryRight: dry, parameters: parameters)
+    }
+
+    /// One block: `right` nil while the board is mono here, else both sides (`dryRight` is the
+    /// right side's scratch, as `dry` is the left's).
+    @inline(__always)
+    mutating func run(_ effect: AudioEffect, _ pedal: StereoPedal, _ left: Buffer, _ right: Buffer?,
+                      dry: Buffer, dryRight: Buffer, parameters: ParameterStore) {
         let wanted: Float = parameters.isOn(enabled) ? 1 : 0
         if let trails {
             if !trailing && wanted == 0 && target == 1 && mix == 1 && parameters.isOn(trails) {
@@ -541,13 +725,14 @@ struct PedalSlot {
                 quietSamples = 0
             }
             if trailing {
-                ringOut(effect, block, dry: dry, on: wanted == 1, keepTail: parameters.isOn(trails))
+                ringOut(effect, pedal, left, right, dry: dry, dryRight: dryRight, on: wanted == 1, keepTail: parameters.isOn(trails))
                 return
             }
         }
         if wanted == 1 && mix == 0 && target == 0 && resetsWhenSwitchedOn {
             // Coming back from bypass: no stale echoes from the last time it was on.
             effect.reset()
+            pedal.twin?.reset()
         }
         target = wanted
         let latency = self.latency
@@ -555,53 +740,88 @@ struct PedalSlot {
         if latency == 0 { glide = target == 1 ? glideLength : 0 }
         if mix == 0 && target == 0 && glide == 0 {
             effect.bypassed()
-            // The delay line keeps hearing the input, for the next switch.
-            if !dryDelay.isEmpty { _ = dryDelay.append(block) }
+            pedal.twin?.bypassed()
+            // The delay lines keep hearing the input, for the next switch.
+            if !dryDelay.isEmpty {
+                _ = dryDelay.append(left)
+                _ = dryDelayRight.append(right ?? left)
+            }
             return
         }
 
+        let n = left.count
         let steady = mix == target && (target == 1 ? glide == glideLength : glide == 0)
         // The dry signal serves the crossfade and stands in for the block if the effect fails;
         // it is as late as the pedal's output (or, while the delay glides, as late as it has got).
         if !dryDelay.isEmpty {
-            let start = dryDelay.append(block)
+            let start = dryDelay.append(left)
+            let startRight = dryDelayRight.append(right ?? left)
             if steady {
-                // Fully on: the delay line keeps up; a late dry block is read only if needed.
-                effect.process(block)
-                if largestMagnitudeBits(block) >= 0x7f80_0000 {
+                // Fully on: the delay lines keep up; a late dry block is read only if needed.
+                PedalSlot.wet(effect, pedal, left, right)
+                if PedalSlot.failed(left, right) {
                     effect.reset()
-                    dryDelay.read(into: block, from: start, delayedBy: latency)
+                    pedal.twin?.reset()
+                    dryDelay.read(into: left, from: start, delayedBy: latency)
+                    if let right { dryDelayRight.read(into: right, from: startRight, delayedBy: latency) }
                 }
                 return
             }
-            var state = (mix: mix, glide: glide)
             let perGlide = latency / Float(glideLength)
-            for i in block.indices {
-                state = advanced(state)
-                dry[i] = dryDelay.sample(start &+ i, delayedBy: perGlide * Float(state.glide))
+            @inline(__always) func lateDry(_ into: Buffer, _ line: DryDelay, _ start: Int) {
+                var state = (mix: mix, glide: glide)
+                for i in 0..<n {
+                    state = advanced(state)
+                    into[i] = line.sample(start &+ i, delayedBy: perGlide * Float(state.glide))
+                }
             }
+            lateDry(dry, dryDelay, start)
+            if right != nil { lateDry(dryRight, dryDelayRight, startRight) }
         } else {
-            _ = dry.baseAddress!.update(from: block.baseAddress!, count: block.count)
+            _ = dry.baseAddress!.update(from: left.baseAddress!, count: n)
+            if let right { _ = dryRight.baseAddress!.update(from: right.baseAddress!, count: n) }
         }
         let running = target == 1 || mix > 0
-        if running { effect.process(block) } else { effect.bypassed() }
+        if running {
+            PedalSlot.wet(effect, pedal, left, right)
+        } else {
+            effect.bypassed()
+            pedal.twin?.bypassed()
+        }
 
-        // One vectorised scan: the largest magnitude's bits reach the exponent's all-ones
-        // pattern only for ±∞ or NaN.
-        if running && largestMagnitudeBits(block) >= 0x7f80_0000 {
+        if running && PedalSlot.failed(left, right) {
             effect.reset()
-            _ = block.baseAddress!.update(from: dry.baseAddress!, count: block.count)
+            pedal.twin?.reset()
+            _ = left.baseAddress!.update(from: dry.baseAddress!, count: n)
+            if let right { _ = right.baseAddress!.update(from: dryRight.baseAddress!, count: n) }
             return
         }
         guard !steady else { return }
-        var state = (mix: mix, glide: glide)
-        for i in block.indices {
-            state = advanced(state)
-            block[i] = state.mix == 0 ? dry[i] : dry[i] + state.mix * (block[i] - dry[i])
+        // The crossfade, the same on both sides.
+        @inline(__always) func crossfade(_ io: Buffer, _ dry: Buffer) -> (mix: Float, glide: Int) {
+            var state = (mix: mix, glide: glide)
+            for i in 0..<n {
+                state = advanced(state)
+                io[i] = state.mix == 0 ? dry[i] : dry[i] + state.mix * (io[i] - dry[i])
+            }
+            return state
         }
+        let state = crossfade(left, dry)
+        if let right { _ = crossfade(right, dryRight) }
         (mix, glide) = state
     }
 }
+
+/// What a slot on a stereo board has besides its pedal: the pedal as a `StereoEffect` if it is
+/// one, or a second instance of it for the right side (a mono pedal after a stereo one).
+struct StereoPedal {
+    var stereo: StereoEffect?
+    var twin: AudioEffect?
+    /// It makes the sides differ (`StereoEffect.playsInStereo`).
+    var makesStereo = false
+}
+
+typealias Buffer = UnsafeMutableBufferPointer<Float>
 
 /// The recent past of a pedal's input, so its dry path can be as late as the pedal: a ring of
 /// at least a block plus the longest delay and one more sample (a power of two). Allocated off

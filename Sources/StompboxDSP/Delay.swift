@@ -9,9 +9,15 @@ import Foundation
 /// and the new read position are crossfaded over `fadeTime`. While the knob keeps moving, each
 /// fade runs to its end and the next one starts from there towards the latest time.
 ///
+/// In stereo each side has its own line with the same time and feedback, or with
+/// `delay.ping_pong` on the echoes bounce: the middle of the two sides goes into the left line,
+/// whose echoes feed the right line, whose echoes feed back into the left, so echo k (each
+/// `feedback` times the one before, as in mono) sounds on the left for odd k and on the right
+/// for even k.
+///
 /// Thread contract: `prepare` off the audio thread (allocates); `reset` and `process` on the
 /// audio thread, allocation- and lock-free.
-public final class Delay: AudioEffect {
+public final class Delay: StereoEffect {
     let parameters: ParameterStore
 
     /// Length of the crossfade between two delay times.
@@ -28,6 +34,8 @@ public final class Delay: AudioEffect {
     }
 
     private var buffer = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+    /// The right side's line, in stereo.
+    private var bufferRight = UnsafeMutablePointer<Float>.allocate(capacity: 1)
     private var mask = 0
     private var writeIndex = 0
     private var sampleRate = 48_000.0
@@ -48,10 +56,14 @@ public final class Delay: AudioEffect {
     public init(parameters: ParameterStore) {
         self.parameters = parameters
         buffer.initialize(to: 0)
+        bufferRight.initialize(to: 0)
         prepare(sampleRate: 48_000, maximumBlockSize: 1)
     }
 
-    deinit { buffer.deallocate() }
+    deinit {
+        buffer.deallocate()
+        bufferRight.deallocate()
+    }
 
     /// Allocates a ring buffer holding `maximumTime` at `sampleRate`. Not on the audio thread.
     public func prepare(sampleRate: Double, maximumBlockSize: Int) {
@@ -61,6 +73,8 @@ public final class Delay: AudioEffect {
         while size <= maximumDelay + 1 { size <<= 1 }
         buffer.deallocate()
         buffer = .allocate(capacity: size)
+        bufferRight.deallocate()
+        bufferRight = .allocate(capacity: size)
         mask = size - 1
         fadeLength = max(1, Int(Delay.fadeTime * sampleRate))
         inverseFadeLength = 1 / Float(fadeLength)
@@ -70,9 +84,10 @@ public final class Delay: AudioEffect {
     }
 
     /// Clears the echoes and snaps time, feedback and mix to the current parameters.
-    /// Audio thread safe (clears the buffer: about 0.5 MB at 48 kHz).
+    /// Audio thread safe (clears the buffers: about 0.5 MB each at 48 kHz).
     public func reset() {
         buffer.update(repeating: 0, count: mask + 1)
+        bufferRight.update(repeating: 0, count: mask + 1)
         writeIndex = 0
         currentDelay = delaySamples(timeMilliseconds())
         nextDelay = currentDelay
@@ -89,16 +104,111 @@ public final class Delay: AudioEffect {
         return min(max(Int(samples), 1), maximumDelay)
     }
 
+    /// Where the line and its fades stand: a stereo block runs each side from the same place.
+    private struct Motion {
+        var writeIndex: Int, currentDelay: Int, nextDelay: Int, fadeIndex: Int
+        var feedback: SmoothedValue, mix: SmoothedValue
+    }
+
+    private var motion: Motion {
+        get { Motion(writeIndex: writeIndex, currentDelay: currentDelay, nextDelay: nextDelay, fadeIndex: fadeIndex, feedback: feedback, mix: mix) }
+        set {
+            writeIndex = newValue.writeIndex
+            currentDelay = newValue.currentDelay
+            nextDelay = newValue.nextDelay
+            fadeIndex = newValue.fadeIndex
+            feedback = newValue.feedback
+            mix = newValue.mix
+        }
+    }
+
+    /// The delay in samples the knobs (or the tempo) ask for, with feedback and mix set gliding.
+    /// A tempo change moves a synced delay's time through the same crossfade as the knob.
+    @inline(__always)
+    private func readKnobs() -> Int {
+        feedback.setTarget(parameters.load(.delayFeedback))
+        mix.setTarget(parameters.load(.delayMix))
+        return delaySamples(timeMilliseconds())
+    }
+
     /// Audio thread.
     public func process(_ block: UnsafeMutableBufferPointer<Float>) {
         guard let io = block.baseAddress else { return }
-        let n = block.count
-        // A tempo change moves a synced delay's time through the same crossfade as the knob.
-        let target = delaySamples(timeMilliseconds())
-        feedback.setTarget(parameters.load(.delayFeedback))
-        mix.setTarget(parameters.load(.delayMix))
+        let target = readKnobs()
+        if !run(io, block.count, line: buffer, target: target) {
+            // Only absurd input levels get here (non-finite input is replaced by silence).
+            reset()
+            block.update(repeating: 0)
+        }
+    }
 
-        let buffer = self.buffer
+    /// Audio thread.
+    public func process(left: UnsafeMutableBufferPointer<Float>, right: UnsafeMutableBufferPointer<Float>) {
+        guard let l = left.baseAddress, let r = right.baseAddress else { return }
+        let target = readKnobs()
+        let fine: Bool
+        if parameters.isOn(.delayPingPong) {
+            fine = pingPong(l, r, left.count, target: target)
+        } else {
+            // Each side through its own line, the knobs' glides the same on both.
+            let start = motion
+            let leftFine = run(l, left.count, line: buffer, target: target)
+            let end = motion
+            motion = start
+            let rightFine = run(r, right.count, line: bufferRight, target: target)
+            motion = end
+            fine = leftFine && rightFine
+        }
+        if !fine {
+            reset()
+            left.update(repeating: 0)
+            right.update(repeating: 0)
+        }
+    }
+
+    /// Ping-pong: left line ← middle + feedback·right echo, right line ← feedback·left echo.
+    /// False when what entered the lines was not finite.
+    private func pingPong(_ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, _ n: Int, target: Int) -> Bool {
+        let a = buffer, b = bufferRight, mask = self.mask
+        var w = writeIndex
+        var check: Float = 0
+        for i in 0..<n {
+            if fadeIndex >= fadeLength && target != currentDelay {
+                nextDelay = target
+                fadeIndex = 0
+            }
+            let xl = left[i].isFinite ? left[i] : 0, xr = right[i].isFinite ? right[i] : 0
+            let echoL: Float, echoR: Float
+            if fadeIndex < fadeLength {
+                let t = Float(fadeIndex) * inverseFadeLength
+                let g = t * t * (3 - 2 * t)
+                let r0 = (w &- currentDelay) & mask, r1 = (w &- nextDelay) & mask
+                echoL = a[r0] + g * (a[r1] - a[r0])
+                echoR = b[r0] + g * (b[r1] - b[r0])
+                fadeIndex += 1
+                if fadeIndex >= fadeLength { currentDelay = nextDelay }
+            } else {
+                let r = (w &- currentDelay) & mask
+                echoL = a[r]
+                echoR = b[r]
+            }
+            let fb = feedback.next()
+            let intoLeft = flushDenormal(0.5 * (xl + xr) + fb * echoR), intoRight = flushDenormal(fb * echoL)
+            a[w] = intoLeft
+            b[w] = intoRight
+            check += intoLeft + intoRight
+            let wet = mix.next()
+            left[i] = xl + wet * echoL
+            right[i] = xr + wet * echoR
+            w = (w &+ 1) & mask
+        }
+        writeIndex = w
+        return check.isFinite
+    }
+
+    /// One side (or the mono signal) through `line`, in place. False when what entered the line
+    /// was not finite.
+    private func run(_ io: UnsafeMutablePointer<Float>, _ n: Int, line buffer: UnsafeMutablePointer<Float>, target: Int) -> Bool {
         let mask = self.mask
         var w = writeIndex
         // Sum of what entered the loop: not finite means the state is poisoned.
@@ -160,11 +270,7 @@ public final class Delay: AudioEffect {
             }
         }
         writeIndex = w
-        if !check.isFinite {
-            // Only absurd input levels get here (non-finite input is replaced by silence).
-            reset()
-            block.update(repeating: 0)
-        }
+        return check.isFinite
     }
 }
 
@@ -227,9 +333,11 @@ extension PedalKind {
             PedalControl("mix", "Mix", .none, 0...1, default: 0.35),
             PedalControl("trails", "Trails", .none, 0...1, default: 1, .toggle),
             TempoSync.control(),
+            PedalControl("ping_pong", "Ping-pong", .none, 0...1, default: 0, .toggle),
         ],
         face: PedalFace(places: PedalFace.classicThree("time_ms", "feedback", "mix", switch: "trails").places + [
             .init("sync", x: 112, y: 126, width: 66, menu: true, labels: TempoSync.labels),
+            .init("ping_pong", x: 56, y: 118, width: 50),
         ]),
         trails: "trails",
         make: { Delay(parameters: $0.parameters) })
@@ -242,4 +350,5 @@ extension Parameter {
     public static let delayMix = PedalKind.delay.parameter("mix")
     public static let delayTrails = PedalKind.delay.parameter("trails")
     public static let delaySync = PedalKind.delay.parameter("sync")
+    public static let delayPingPong = PedalKind.delay.parameter("ping_pong")
 }

@@ -12,8 +12,12 @@ import Foundation
 /// feedback and the mix move linearly in between: a 5 Hz sweep strays from the true sine by
 /// under 0.03 samples, and the per-sample loop stays short.
 ///
+/// In stereo each side has its own line, and the right side's sweep runs `flanger.spread` × half
+/// a cycle behind the left's (0: the same sweep on both, 1: opposite), so the notches move
+/// apart across the speakers.
+///
 /// Threads: `init`/`prepare` off the audio thread; `process`/`reset` on it, allocation-free.
-public final class Flanger: AudioEffect {
+public final class Flanger: StereoEffect {
     let parameters: ParameterStore
     private let table = SineTable()
     /// Sweep half-width at depth 1, as a fraction of the centre delay.
@@ -21,6 +25,8 @@ public final class Flanger: AudioEffect {
 
     private var sampleRate: Double = 48_000
     private var line = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+    /// The right side's line, in stereo.
+    private var lineRight = UnsafeMutablePointer<Float>.allocate(capacity: 1)
     private var lineMask = 0
     private var writeIndex = 0
     /// The shortest delay the 4-point read allows: it needs one sample after the read point.
@@ -34,6 +40,9 @@ public final class Flanger: AudioEffect {
     private var mix = SmoothedValue(0.5)
     /// Values reached at the end of the last sub-block; the next one ramps from them.
     private var delayNow: Float = 96
+    /// The right side's, in stereo (its sweep is behind the left's by the spread).
+    private var delayNowRight: Float = 96
+    private var spread = SmoothedValue(0.5)
     private var feedbackNow: Float = 0.5
     private var mixNow: Float = 0.5
     static let subBlock = 32
@@ -41,10 +50,12 @@ public final class Flanger: AudioEffect {
     public init(parameters: ParameterStore) {
         self.parameters = parameters
         line.initialize(to: 0)
+        lineRight.initialize(to: 0)
     }
 
     deinit {
         line.deallocate()
+        lineRight.deallocate()
         table.deallocate()
     }
 
@@ -57,6 +68,10 @@ public final class Flanger: AudioEffect {
         line.deallocate()
         line = .allocate(capacity: size)
         line.initialize(repeating: 0, count: size)
+        lineRight.deallocate()
+        lineRight = .allocate(capacity: size)
+        lineRight.initialize(repeating: 0, count: size)
+        spread.prepare(sampleRate: sampleRate)
         lineMask = size - 1
         increment.prepare(sampleRate: sampleRate)
         // The delay glides over 100 ms: faster, a big turn of the knob would bend the pitch
@@ -70,6 +85,7 @@ public final class Flanger: AudioEffect {
 
     public func reset() {
         line.update(repeating: 0, count: lineMask + 1)
+        lineRight.update(repeating: 0, count: lineMask + 1)
         writeIndex = 0
         phase = 0
         increment.snap(to: targetIncrement())
@@ -78,6 +94,8 @@ public final class Flanger: AudioEffect {
         feedback.snap(to: parameters.load(.flangerFeedback))
         mix.snap(to: parameters.load(.flangerMix))
         delayNow = sweptDelay(lfo: 0)
+        spread.snap(to: parameters.load(.flangerSpread))
+        delayNowRight = sweptDelay(lfo: table.sine(Flanger.wrapped(0.5 * spread.current)))
         feedbackNow = feedback.current
         mixNow = mix.current
     }
@@ -91,14 +109,61 @@ public final class Flanger: AudioEffect {
     private func targetIncrement() -> Float { Float(Double(parameters.load(.flangerRate)) / sampleRate) }
     private func targetCentre() -> Float { Float(Double(parameters.load(.flangerDelay)) / 1000 * sampleRate) }
 
-    public func process(_ block: UnsafeMutableBufferPointer<Float>) {
+    /// A phase in cycles, brought into 0 ≤ phase < 1.
+    @inline(__always)
+    static func wrapped(_ phase: Float) -> Float { phase - phase.rounded(.down) }
+
+    private func readKnobs() {
         increment.setTarget(targetIncrement())
         centre.setTarget(targetCentre())
         depth.setTarget(parameters.load(.flangerDepth))
         feedback.setTarget(parameters.load(.flangerFeedback))
         mix.setTarget(parameters.load(.flangerMix))
+    }
 
-        let mask = lineMask, line = self.line
+    public func process(_ block: UnsafeMutableBufferPointer<Float>) {
+        readKnobs()
+        run(block, line: line, offset: 0, delayNow: &delayNow)
+    }
+
+    /// Where the sweep and the knobs' glides stand: a stereo block runs each side from the same place.
+    private struct Motion {
+        var phase: Double, increment, centre, depth, feedback, mix: SmoothedValue
+        var feedbackNow, mixNow: Float, writeIndex: Int
+    }
+
+    private var motion: Motion {
+        get { Motion(phase: phase, increment: increment, centre: centre, depth: depth, feedback: feedback, mix: mix,
+                     feedbackNow: feedbackNow, mixNow: mixNow, writeIndex: writeIndex) }
+        set {
+            phase = newValue.phase
+            increment = newValue.increment
+            centre = newValue.centre
+            depth = newValue.depth
+            feedback = newValue.feedback
+            mix = newValue.mix
+            feedbackNow = newValue.feedbackNow
+            mixNow = newValue.mixNow
+            writeIndex = newValue.writeIndex
+        }
+    }
+
+    public func process(left: UnsafeMutableBufferPointer<Float>, right: UnsafeMutableBufferPointer<Float>) {
+        readKnobs()
+        spread.setTarget(parameters.load(.flangerSpread))
+        let offset = 0.5 * spread.skip(left.count)
+        let start = motion
+        run(left, line: line, offset: 0, delayNow: &delayNow)
+        let end = motion
+        motion = start
+        run(right, line: lineRight, offset: offset, delayNow: &delayNowRight)
+        motion = end
+    }
+
+    /// One side (or the mono signal) through `line`, its sweep `offset` cycles behind.
+    private func run(_ block: UnsafeMutableBufferPointer<Float>, line: UnsafeMutablePointer<Float>, offset: Float,
+                     delayNow: inout Float) {
+        let mask = lineMask
         var writeIndex = self.writeIndex
         var delay = delayNow, fb = feedbackNow, m = mixNow
         guard let base = block.baseAddress else { return }
@@ -112,7 +177,7 @@ public final class Flanger: AudioEffect {
             phase -= phase.rounded(.down)
             _ = centre.skip(n)
             _ = depth.skip(n)
-            let delayEnd = sweptDelay(lfo: table.sine(Float(phase)))
+            let delayEnd = sweptDelay(lfo: table.sine(offset == 0 ? Float(phase) : Flanger.wrapped(Float(phase) - offset)))
             let fbEnd = feedback.skip(n), mixEnd = mix.skip(n)
             let scale = 1 / Float(n)
             let dDelay = (delayEnd - delay) * scale, dFb = (fbEnd - fb) * scale, dMix = (mixEnd - m) * scale
@@ -230,14 +295,16 @@ extension PedalKind {
             PedalControl("delay_ms", "Delay", .milliseconds, 0.5...10, default: 2, .logarithmic),
             PedalControl("feedback", "Feedback", .none, -0.95...0.95, default: 0.5),
             PedalControl("mix", "Mix", .none, 0...1, default: 0.5),
+            PedalControl("spread", "Spread", .none, 0...1, default: 0.5),
         ],
-        // Five knobs: three on top, two below.
+        // Six knobs: three on top, three below.
         face: PedalFace(places: [
             .init("rate_hz", x: 4, y: 14, diameter: 40, width: 60),
             .init("depth", x: 62, y: 14, diameter: 40, width: 60),
             .init("delay_ms", x: 120, y: 14, diameter: 40, width: 60),
-            .init("feedback", x: 32, y: 76, diameter: 40, width: 60),
-            .init("mix", x: 92, y: 76, diameter: 40, width: 60),
+            .init("feedback", x: 4, y: 76, diameter: 40, width: 60),
+            .init("mix", x: 62, y: 76, diameter: 40, width: 60),
+            .init("spread", x: 120, y: 76, diameter: 40, width: 60),
         ]),
         make: { Flanger(parameters: $0.parameters) })
 }
@@ -249,4 +316,5 @@ extension Parameter {
     public static let flangerDelay = PedalKind.flanger.parameter("delay_ms")
     public static let flangerFeedback = PedalKind.flanger.parameter("feedback")
     public static let flangerMix = PedalKind.flanger.parameter("mix")
+    public static let flangerSpread = PedalKind.flanger.parameter("spread")
 }

@@ -117,7 +117,13 @@ public final class Looper: AudioEffect {
         owner.deallocate()
         touchedBy.deallocate()
         fade.deallocate()
+        middle.deallocate()
+        played.deallocate()
     }
+
+    /// On a stereo board: the middle of the two sides, and the same through the looper.
+    private var middle = UnsafeMutableBufferPointer<Float>.allocate(capacity: 1)
+    private var played = UnsafeMutableBufferPointer<Float>.allocate(capacity: 1)
 
     private func releaseTapes() {
         if let tapes {
@@ -134,6 +140,11 @@ public final class Looper: AudioEffect {
     public func prepare(sampleRate: Double, maximumBlockSize: Int) {
         rate = sampleRate
         closeAt = 0
+        for buffer in [middle, played] { buffer.deallocate() }
+        middle = .allocate(capacity: max(1, maximumBlockSize))
+        middle.initialize(repeating: 0)
+        played = .allocate(capacity: max(1, maximumBlockSize))
+        played.initialize(repeating: 0)
         let wanted = Int((Looper.minimumCapacity * sampleRate).rounded(.up))
         chunkCount = (wanted + Looper.chunkSize - 1) >> Looper.chunkShift
         maximumLength = wanted
@@ -557,4 +568,29 @@ extension Parameter {
     public static let looperEnabled = PedalKind.looper.enabledParameter
     public static let looperLevel = PedalKind.looper.parameter("level")
     public static let looperSync = PedalKind.looper.parameter("sync")
+}
+
+extension Looper: StereoEffect {
+    /// The sides differ after it only if they differed before: it is no reason to make a board stereo.
+    public var playsInStereo: Bool { false }
+
+    /// A stereo board: the loop is recorded from the middle of the two sides (their mean) and
+    /// played back in the middle; each side's own signal passes unchanged. On each side, as in
+    /// mono, output = input + level × loop.
+    public func process(left: UnsafeMutableBufferPointer<Float>, right: UnsafeMutableBufferPointer<Float>) {
+        let n = left.count
+        let middle = UnsafeMutableBufferPointer(rebasing: self.middle[0..<n])
+        let played = UnsafeMutableBufferPointer(rebasing: self.played[0..<n])
+        for i in 0..<n {
+            let m = 0.5 * (left[i] + right[i])
+            middle[i] = m
+            played[i] = m
+        }
+        process(played)
+        for i in 0..<n {
+            let loop = played[i] - middle[i]
+            left[i] += loop
+            right[i] += loop
+        }
+    }
 }

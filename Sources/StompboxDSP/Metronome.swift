@@ -82,15 +82,16 @@ public struct Metronome {
         start + Int((Double(k - from) * 60 / bpm * rate).rounded())
     }
 
-    /// Adds the clicks that fall in `block`. Audio thread.
-    mutating func mix(into block: UnsafeMutableBufferPointer<Float>, _ parameters: ParameterStore) {
+    /// Adds the clicks that fall in `block`; false when it is off (nothing added). Audio thread.
+    @discardableResult
+    mutating func mix(into block: UnsafeMutableBufferPointer<Float>, _ parameters: ParameterStore) -> Bool {
         let enabled = parameters.isOn(.metronomeEnabled)
         if enabled != on {
             on = enabled
             restart()
             level.snap(to: decibelsToGain(parameters.load(.metronomeLevel)))
         }
-        guard on, let x = block.baseAddress, click.count > 0 else { return }
+        guard on, let x = block.baseAddress, click.count > 0 else { return false }
         let bpm = Double(parameters.load(.tempo))
         if bpm != anchorBPM {
             // A new tempo counts from the beat sounding now.
@@ -121,6 +122,7 @@ public struct Metronome {
         }
         _ = level.skip(n)
         position = end
+        return true
     }
 }
 

@@ -58,6 +58,46 @@ public struct SafetyLimiter {
         return Float(bitPattern: largestMagnitudeBits(block))
     }
 
+    /// Both sides of a stereo output with one gain, from the louder side (the image does not
+    /// move while it limits). Audio thread. Returns the output's peak (for the meters).
+    @inline(__always) @discardableResult
+    public mutating func process(_ left: UnsafeMutableBufferPointer<Float>, _ right: UnsafeMutableBufferPointer<Float>) -> Float {
+        precondition(left.count == right.count)
+        let peak = max(largestMagnitudeBits(left), largestMagnitudeBits(right))
+        lowestGain = gain
+        ducked = false
+        if gain == 1 && peak <= ceiling.bitPattern { return Float(bitPattern: peak) }
+
+        if peak <= ceiling.bitPattern {
+            // Recovering only: the same release on both sides.
+            let start = gain
+            releaseOnly(left)
+            let reached = gain
+            gain = start
+            releaseOnly(right)
+            gain = reached
+            return Float(bitPattern: max(largestMagnitudeBits(left), largestMagnitudeBits(right)))
+        }
+        let ceiling = self.ceiling
+        let release = releasePerSample
+        var g = gain, lowest = gain, duck = false
+        for i in left.indices {
+            var x = left[i], y = right[i]
+            if !x.isFinite { x = 0 }
+            if !y.isFinite { y = 0 }
+            g = 1 - (1 - g) * release
+            let louder = max(abs(x), abs(y))
+            if louder * g > ceiling { g = ceiling / louder; duck = true }
+            lowest = min(lowest, g)
+            left[i] = min(max(x * g, -1), 1)
+            right[i] = min(max(y * g, -1), 1)
+        }
+        gain = settled(g)
+        lowestGain = lowest
+        ducked = duck
+        return Float(bitPattern: max(largestMagnitudeBits(left), largestMagnitudeBits(right)))
+    }
+
     /// A gain within 1e-6 of unity is unity (−0.00001 dB): the release on its own would stop
     /// one step short of 1 (1 − 2⁻²⁴ times r rounds back to itself) and keep the per-sample
     /// path running for ever.

@@ -6,7 +6,7 @@ import Foundation
 /// at phase ½. Changing the shape crossfades the old curve into the new one over ~20 ms.
 ///
 /// Threads: `init`/`prepare` off the audio thread; `process`/`reset` on it, allocation-free.
-public final class Tremolo: AudioEffect {
+public final class Tremolo: StereoEffect {
     let parameters: ParameterStore
     private var sampleRate: Double = 48_000
     /// Phase in cycles, 0 ≤ phase < 1 (Double: a Float would round each tiny step).
@@ -21,13 +21,20 @@ public final class Tremolo: AudioEffect {
     private var edge: Float = 0.01
     /// Time of a square edge.
     static let edgeTime = 0.002
+    /// On a stereo board: the block's gains (the same on both sides).
+    private var gains = UnsafeMutableBufferPointer<Float>.allocate(capacity: 1)
 
     public init(parameters: ParameterStore) {
         self.parameters = parameters
     }
 
+    deinit { gains.deallocate() }
+
     public func prepare(sampleRate: Double, maximumBlockSize: Int) {
         self.sampleRate = sampleRate
+        gains.deallocate()
+        gains = .allocate(capacity: max(1, maximumBlockSize))
+        gains.initialize(repeating: 0)
         increment.prepare(sampleRate: sampleRate)
         depth.prepare(sampleRate: sampleRate)
         shapeFade.prepare(sampleRate: sampleRate)
@@ -167,6 +174,23 @@ public final class Tremolo: AudioEffect {
         self.increment = increment
         self.depth = depth
         self.shapeFade = shapeFade
+    }
+
+    /// Both sides swing together: it is no reason to make a board stereo.
+    public var playsInStereo: Bool { false }
+
+    /// Both sides swing together: the block's gains are the mono path's output for a block of
+    /// ones, then applied to each side.
+    public func process(left: UnsafeMutableBufferPointer<Float>, right: UnsafeMutableBufferPointer<Float>) {
+        let n = left.count
+        let g = UnsafeMutableBufferPointer(rebasing: gains[0..<n])
+        g.update(repeating: 1)
+        process(g)
+        for i in 0..<n {
+            let x = left[i], y = right[i]
+            left[i] = x.isFinite ? x * g[i] : 0
+            right[i] = y.isFinite ? y * g[i] : 0
+        }
     }
 }
 

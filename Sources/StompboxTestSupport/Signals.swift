@@ -135,4 +135,23 @@ public enum Render {
         buffer.withUnsafeMutableBufferPointer { chain.process($0) }
         return buffer
     }
+
+    /// The chain's stereo output for a mono input, in blocks of `block` (the right side's buffer
+    /// starts full of garbage: the chain must not read it).
+    public static func stereo(_ chain: Chain, _ input: [Float], block: Int = 256) -> (left: [Float], right: [Float]) {
+        var left = input
+        var right = [Float](repeating: .nan, count: input.count)
+        left.withUnsafeMutableBufferPointer { l in
+            right.withUnsafeMutableBufferPointer { r in
+                var start = 0
+                while start < l.count {
+                    let n = min(block, l.count - start)
+                    chain.process(left: UnsafeMutableBufferPointer(rebasing: l[start..<start + n]),
+                                  right: UnsafeMutableBufferPointer(rebasing: r[start..<start + n]))
+                    start += n
+                }
+            }
+        }
+        return (left, right)
+    }
 }

@@ -4,15 +4,16 @@ import StompboxAudio
 import StompboxCore
 import StompboxDSP
 
-/// `stompbox render IN OUT [--preset FILE] [--chain ID,…] [--set ID=VALUE]… [--at SECONDS:ACTION]… [--tail SECONDS]`
+/// `stompbox render IN OUT [--preset FILE] [--chain ID,…] [--set ID=VALUE]… [--at SECONDS:ACTION]… [--tail SECONDS] [--channels 1|2]`
 struct RenderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "render",
         abstract: "Renders an audio file through the chain.",
         discussion: """
-            IN is any file libsndfile reads; its channels are mixed to one guitar signal and the \
-            result is written to every channel of OUT, at IN's rate. OUT's extension picks the \
-            format (.wav, .aiff, .flac; 24-bit). OUT appears only when the render succeeded.
+            IN is any file libsndfile reads; its channels are mixed to one guitar signal, and the \
+            board's stereo output (or its mono one, with --channels 1) is written to OUT at IN's \
+            rate. OUT's extension picks the format (.wav, .aiff, .flac; 24-bit). OUT appears only \
+            when the render succeeded.
             """)
 
     @Argument(help: "The audio file to play through the pedals.")
@@ -43,6 +44,10 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, parsing: .unconditional,
             help: ArgumentHelp("Seconds of silence rendered after IN so echoes and reverb ring out (default 0).", valueName: "seconds"))
     var tail: String?
+
+    @Option(name: .long, parsing: .unconditional,
+            help: ArgumentHelp("2 (default): the board's stereo output, left and right; 1: its mono output.", valueName: "1|2"))
+    var channels: String?
 
     @Option(name: .customLong("public-key"),
             help: ArgumentHelp("A store public key file in place of the shipped one (or set $\(Store.publicKeyVariable)).", valueName: "file"))
@@ -111,6 +116,11 @@ struct RenderCommand: ParsableCommand {
             }
             guard seconds >= 0 else { throw CommandLineError("--tail must not be negative (got \(tail))") }
             plan.tailSeconds = seconds
+        }
+        switch channels?.trimmingCharacters(in: .whitespaces) {
+        case nil, "2": plan.channels = 2
+        case "1": plan.channels = 1
+        case let other?: throw CommandLineError("--channels must be 1 or 2 (got '\(other)')")
         }
         return plan
     }

@@ -85,6 +85,50 @@ import StompboxTestSupport
         #expect(Measure.rms(y[later]) > min(0.05, 0.5 * Measure.rms(reference[later])), "\(kind) went silent")
     }
 
+    /// On a stereo board, after a pedal that makes the sides differ (a ping-pong delay; for the
+    /// delay itself, the reverb): a stereo pedal gets two different sides, a built-in mono one
+    /// runs per side. Non-finite input reaches neither side, both recover, and silence ends in
+    /// silence.
+    @Test(arguments: everyKind)
+    func onAStereoBoardNothingNonFiniteGetsOutAndSilenceEndsInSilence(_ kind: PedalKind) {
+        TestCabinets.install()
+        let widener: PedalKind = kind == .delay ? .reverb : .delay
+        func stereoChain() -> Chain {
+            let c = Chain(controls: EngineControls(), board: [widener, kind])
+            c.parameters.set(widener.enabledParameter, 1)
+            c.parameters.set(kind.enabledParameter, 1)
+            c.parameters.set(.delayPingPong, 1)
+            c.parameters.set(.delayTime, 30)
+            c.prepare(sampleRate: testRate, maximumBlockSize: EffectPropertyTests.block)
+            return c
+        }
+        var x = Signal.noise(length: 48_000, amplitude: 0.3)
+        var clean = x
+        let poisoned = 9600..<9664
+        for i in poisoned {
+            x[i] = [Float.nan, .infinity, -.infinity, .signalingNaN][i % 4]
+            clean[i] = 0
+        }
+        let c = stereoChain()
+        let y = Render.stereo(c, x, block: EffectPropertyTests.block)
+        let reference = Render.stereo(stereoChain(), clean, block: EffectPropertyTests.block)
+        #expect(Measure.allFinite(y.left) && Measure.allFinite(y.right), "\(kind)")
+        // A mono plugin (no twin) plays the middle of the sides on both; everything else keeps them apart.
+        if kind.values != nil && !Chain.makesStereo(c.effect(kind)) {
+            #expect(y.left == y.right, "\(kind)")
+        } else {
+            #expect(y.left != y.right, "\(kind): the sides are the same")
+        }
+        let later = (poisoned.upperBound + 4800)...
+        for (side, expected) in [(y.left, reference.left), (y.right, reference.right)] {
+            let difference = zip(side[later], expected[later]).map { $0 - $1 }
+            #expect(Measure.rms(difference) <= 1e-3 * Measure.rms(expected[later]), "\(kind)")
+        }
+        let tail = Render.stereo(c, Signal.silence(10 * 48_000), block: EffectPropertyTests.block)
+        let last = (9 * 48_000)...
+        #expect(Measure.peak(tail.left[last]) < 1e-6 && Measure.peak(tail.right[last]) < 1e-6, "\(kind) hums after 9 s")
+    }
+
     /// Built-in pedals only: a plugin's own code is not ours to hold to this; for plugin pedals
     /// the chain's guard (its slot resets a pedal whose output is not finite) is what counts
     /// (LV2PedalPropertyTests.recoversFromNaN).

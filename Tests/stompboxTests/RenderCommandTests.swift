@@ -65,7 +65,8 @@ private let step: Float = 1.0 / 8_388_608
         withExtendedLifetime(unlocked.folder) {}
         #expect(out.sampleRate == 44_100 && out.channels == 2)
         #expect(out.frames == 44_100 + 22_050)
-        #expect(out.channel(0) == out.channel(1))
+        // The preset's reverb, the delay and the flanger play in stereo.
+        #expect(out.channel(0) != out.channel(1))
         #expect(Measure.allFinite(out.samples) && Measure.peak(out.samples) <= 1)
         #expect(Measure.rms(out.samples) > 0.01, "sound came out")
         #expect(w.folder.contents() == ["in.wav", "out.flac", "p.json"])
@@ -115,6 +116,30 @@ private let step: Float = 1.0 / 8_388_608
         let late = at + 900 ..< out.count
         let ratio = Measure.rms(out[late]) / Measure.rms(w.mono[late])
         #expect(abs(Measure.decibels(ratio) + 24) < 0.1, "level after the action: \(Measure.decibels(ratio)) dB")
+    }
+
+    @Test("a mono recording renders to the board's stereo output by default (the reverb's sides differ); --channels 1 writes the mono output, which a board without stereo pedals plays on both sides")
+    func stereoByDefault() throws {
+        let w = try Workspace(seconds: 0.5)
+        try AudioFile.write(AudioBuffer(samples: w.mono, sampleRate: 44_100, channels: 1), to: w.file("mono.wav"))
+        let settings = ["--set", "overdrive.enabled=on", "--set", "reverb.enabled=on", "--set", "reverb.mix=0.8", "--tail", "0.5"]
+        let stereo = try expectSuccess(["render", "mono.wav", "s.wav"] + settings, in: w.url)
+        #expect(stereo.stdout.hasPrefix("wrote s.wav: 2 channels"), "\(stereo.stdout)")
+        let s = try AudioFile.read(w.file("s.wav"))
+        let left = s.channel(0), right = s.channel(1)
+        let tail = 22_050..<s.frames
+        let difference = Measure.rms(zip(left[tail], right[tail]).map { $0 - $1 })
+        #expect(difference > 0.5 * Measure.rms(left[tail]), "the sides' tails differ by \(difference) rms")
+        try expectSuccess(["render", "mono.wav", "m.wav", "--channels", "1"] + settings, in: w.url)
+        let m = try AudioFile.read(w.file("m.wav"))
+        #expect(m.channels == 1 && m.frames == s.frames)
+        // The overdrive alone is mono: its stereo output is the mono one on both sides.
+        try expectSuccess(["render", "mono.wav", "od2.wav", "--set", "overdrive.enabled=on"], in: w.url)
+        try expectSuccess(["render", "mono.wav", "od1.wav", "--set", "overdrive.enabled=on", "--channels", "1"], in: w.url)
+        let od2 = try AudioFile.read(w.file("od2.wav")), od1 = try AudioFile.read(w.file("od1.wav"))
+        #expect(od2.channel(0) == od1.samples && od2.channel(1) == od1.samples)
+        let bad = try runStompbox(["render", "mono.wav", "x.wav", "--channels", "3"], in: w.url)
+        #expect(bad.status == 1 && bad.stderr == "stompbox: error: --channels must be 1 or 2 (got '3')\n", "\(bad.stderr)")
     }
 
     @Test func saysWhatItWroteAndWarnsAboutALooperLeftOff() throws {

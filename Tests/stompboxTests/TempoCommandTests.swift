@@ -13,7 +13,7 @@ import Testing
         _ = try expectSuccess(["render", folder.file("in.wav"), folder.file("out.wav"), "--chain", "",
                                "--set", "metronome.enabled=on", "--set", "tempo.bpm=60",
                                "--at", "0.5:tempo.tap", "--at", "1:tempo.tap", "--at", "1.5:tempo.tap", "--at", "2:tempo.tap"])
-        let y = try AudioFile.read(folder.file("out.wav")).samples
+        let y = try AudioFile.read(folder.file("out.wav")).channel(0)
         var starts: [Int] = []
         var quiet = 1_000
         for (i, v) in y.enumerated() {
