@@ -194,12 +194,17 @@ func boardChanges(seconds: Double) -> [Int: [PedalKind]] {
     return byBlock
 }
 
-/// One pass over `signal` in blocks. With `countAllocations`, only `chain.process` runs with
-/// the interposer counting. Returns the elapsed seconds.
+/// The right side of the stereo output (the product plays the board in stereo).
+nonisolated(unsafe) let rightSide = UnsafeMutableBufferPointer<Float>.allocate(capacity: blockSize)
+
+/// One pass over `signal` in blocks, its stereo output's left side in place. With
+/// `countAllocations`, only `chain.process` runs with the interposer counting. Returns the
+/// elapsed seconds.
 func run(_ chain: Chain, _ signal: UnsafeMutableBufferPointer<Float>, actions: [Int: LooperAction],
          boards: [Int: [PedalKind]] = [:], countAllocations: Bool) -> Double {
     let blocks = signal.count / blockSize
     let base = signal.baseAddress!
+    let right = rightSide
     let start = DispatchTime.now().uptimeNanoseconds
     for b in 0..<blocks {
         if let action = actions[b] { chain.controls.looper.send(action) }
@@ -211,10 +216,10 @@ func run(_ chain: Chain, _ signal: UnsafeMutableBufferPointer<Float>, actions: [
         let block = UnsafeMutableBufferPointer(start: base + b * blockSize, count: blockSize)
         if countAllocations {
             MallocInterposerSwift.hook()
-            chain.process(block)
+            chain.process(left: block, right: right)
             MallocInterposerSwift.unhook()
         } else {
-            chain.process(block)
+            chain.process(left: block, right: right)
         }
     }
     return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
@@ -324,7 +329,7 @@ let actions = looperActions(seconds: options.seconds)
 let work = UnsafeMutableBufferPointer<Float>.allocate(capacity: frames)
 defer { work.deallocate() }
 
-print("Stompbox bench: \(format(Double(frames) / sampleRate)) s of guitar at \(Int(sampleRate)) Hz, blocks of \(blockSize), every pedal on, looper recording/playing/overdubbing")
+print("Stompbox bench: \(format(Double(frames) / sampleRate)) s of guitar at \(Int(sampleRate)) Hz, blocks of \(blockSize), stereo out, every pedal on, looper recording/playing/overdubbing")
 
 // Allocations: full passes with counting on around each `chain.process` call only. The first
 // pass on a fresh process also counts the Swift runtime's one-time set-up of type metadata,

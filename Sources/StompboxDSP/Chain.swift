@@ -186,8 +186,9 @@ public final class Chain {
 
     /// The twins a board needs: a built-in mono pedal standing after a stereo pedal gets a second
     /// instance for the right side (kept from `kept` if it had one; `new` lists those made now,
-    /// unprepared). A plugin pedal gets none: on a stereo board it plays its left side's result
-    /// on both. Not on the audio thread.
+    /// unprepared). A pedal with a state of its own (the cabinet's file) gets none, as a twin
+    /// would not share it: on a stereo board it plays the middle of the sides on both. Not on
+    /// the audio thread.
     static func makeTwins(_ kinds: [PedalKind], _ effects: [AudioEffect], controls: EngineControls,
                           kept: [PedalKind: AudioEffect]) -> (list: [AudioEffect?], new: [(PedalKind, AudioEffect)]) {
         var list: [AudioEffect?] = []
@@ -197,7 +198,7 @@ public final class Chain {
             if Chain.makesStereo(effect) {
                 afterStereo = true
                 list.append(nil)
-            } else if afterStereo && kind.values == nil {
+            } else if afterStereo && kind.values == nil && !(effect is RestorableEffect) {
                 if let twin = kept[kind] {
                     list.append(twin)
                 } else {
@@ -674,8 +675,8 @@ struct PedalSlot {
 
     /// The pedal's own processing of a block, in place. On a mono board (`right` nil) its
     /// `process`; on a stereo one a stereo pedal takes both sides and a mono pedal runs once per
-    /// side (its twin takes the right). A plugin pedal without a twin plays the left side's
-    /// result on both.
+    /// side (its twin takes the right). A mono pedal without a twin (the cabinet) plays the
+    /// middle of the sides on both.
     @inline(__always)
     static func wet(_ effect: AudioEffect, _ pedal: StereoPedal, _ left: Buffer, _ right: Buffer?) {
         guard let right else { effect.process(left); return }
@@ -685,6 +686,7 @@ struct PedalSlot {
             effect.process(left)
             twin.process(right)
         } else {
+            for i in left.indices { left[i] = 0.5 * (left[i] + right[i]) }
             effect.process(left)
             _ = right.baseAddress!.update(from: left.baseAddress!, count: left.count)
         }

@@ -333,11 +333,17 @@ extension PedalKind {
             PedalControl("mix", "Mix", .none, 0...1, default: 0.35),
             PedalControl("trails", "Trails", .none, 0...1, default: 1, .toggle),
             TempoSync.control(),
-            PedalControl("ping_pong", "Ping-pong", .none, 0...1, default: 0, .toggle),
+            // "Bounce" on the pedal (a switch's label has room for six letters).
+            PedalControl("ping_pong", "Bounce", .none, 0...1, default: 0, .toggle, name: "Delay Ping-pong"),
         ],
-        face: PedalFace(places: PedalFace.classicThree("time_ms", "feedback", "mix", switch: "trails").places + [
-            .init("sync", x: 112, y: 126, width: 66, menu: true, labels: TempoSync.labels),
-            .init("ping_pong", x: 56, y: 118, width: 50),
+        // Three knobs on top; the trails and ping-pong switches and the sync menu below.
+        face: PedalFace(places: [
+            .init("time_ms", x: 4, y: 14, diameter: 40, width: 60),
+            .init("feedback", x: 62, y: 14, diameter: 40, width: 60),
+            .init("mix", x: 120, y: 14, diameter: 40, width: 60),
+            .init("trails", x: 8, y: 78, width: 44),
+            .init("ping_pong", x: 62, y: 78, width: 56),
+            .init("sync", x: 122, y: 88, width: 58, menu: true, labels: TempoSync.labels),
         ]),
         trails: "trails",
         make: { Delay(parameters: $0.parameters) })
