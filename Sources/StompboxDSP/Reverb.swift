@@ -21,6 +21,11 @@ import Foundation
 /// 0.4 dB; the mono pattern with an orthogonal one would leave the right 2.8 dB down, and the
 /// network's two halves as sides correlate at 0.27.)
 ///
+/// Two of the lines (one in each half) are read a little earlier and later in turn, by
+/// `modulationDepth` at `modulationRates` (incommensurate, under 1 Hz), linearly interpolated:
+/// a long decay's resonances drift instead of ringing metallically, too slowly to be heard as
+/// pitch.
+///
 /// Every loop gain is below 1 and every filter passive, so no setting rings forever; a
 /// denormal flush makes the tail end in exact silence.
 ///
@@ -57,6 +62,16 @@ public final class Reverb: StereoEffect {
     private var lineGains = UnsafeMutablePointer<Float>.allocate(capacity: lineCount)
     private var lowpassA = SIMD4<Float>.zero
     private var lowpassB = SIMD4<Float>.zero
+
+    /// The modulated lines' depth (seconds either way) and rates (Hz), lines 2 and 5.
+    static let modulationDepth = 0.000125
+    static let modulationRates = (0.37, 0.53)
+    /// Their phases (cycles) and where their offsets stood at the end of the last block (samples).
+    private var modulationPhases = (0.0, 0.0)
+    private var modulationNow: (Float, Float) = (0, 0)
+    /// The depth in samples, and the margin a read keeps from it (whole samples ≥ depth + 1).
+    private var modulationSamples: Float = 6
+    private var modulationMargin = 8
     /// One-pole coefficient: y += dampingCoefficient * (x - y); 1 = no damping.
     private var dampingCoefficient: Float = 1
 
@@ -101,7 +116,9 @@ public final class Reverb: StereoEffect {
     public func prepare(sampleRate: Double, maximumBlockSize: Int) {
         self.sampleRate = sampleRate
         let lengths = Reverb.lineTimes.map { Reverb.prime(near: $0 * sampleRate / 1000) }
-        lineSize = Reverb.powerOfTwo(above: lengths.max()!)
+        modulationSamples = Float(Reverb.modulationDepth * sampleRate)
+        modulationMargin = Int(modulationSamples.rounded(.up)) + 2
+        lineSize = Reverb.powerOfTwo(above: lengths.max()! + modulationMargin + 2)
         lines.deallocate()
         lines = .allocate(capacity: 2 * lineSize * Reverb.lineCount)
         for (i, d) in lengths.enumerated() { lineDelays[i] = d }
@@ -137,6 +154,8 @@ public final class Reverb: StereoEffect {
         lines.update(repeating: 0, count: 2 * lineSize * Reverb.lineCount)
         diffusers.update(repeating: 0, count: diffuserSize * Reverb.diffuserCount)
         lowpassA = .zero
+        modulationPhases = (0, 0)
+        modulationNow = (0, 0)
         lowpassB = .zero
         lineIndex = 0
         diffuserIndex = 0
@@ -241,8 +260,21 @@ public final class Reverb: StereoEffect {
         let span = lineSize << 3
         let r0 = lines + (span - (lineDelays[0] << 3)), r1 = lines + (span - (lineDelays[1] << 3) + 1)
         let r2 = lines + (span - (lineDelays[2] << 3) + 2), r3 = lines + (span - (lineDelays[3] << 3) + 3)
-        let r4 = lines + (span - (lineDelays[4] << 3) + 4), r5 = lines + (span - (lineDelays[5] << 3) + 5)
+        let r4 = lines + (span - (lineDelays[4] << 3) + 4)
         let r6 = lines + (span - (lineDelays[6] << 3) + 6), r7 = lines + (span - (lineDelays[7] << 3) + 7)
+        // Lines 2 and 5 read at their delay plus an offset that glides over the block from where
+        // it stood to the LFO's next value: read `margin` samples short of the delay, then
+        // `margin + offset` further back, between two frames.
+        let margin = modulationMargin
+        let m2 = lines + (span - ((lineDelays[2] - margin) << 3) + 2), m5 = lines + (span - ((lineDelays[5] - margin) << 3) + 5)
+        let (phase2, phase5) = modulationPhases
+        let next2 = (phase2 + Reverb.modulationRates.0 * Double(n) / sampleRate).truncatingRemainder(dividingBy: 1)
+        let next5 = (phase5 + Reverb.modulationRates.1 * Double(n) / sampleRate).truncatingRemainder(dividingBy: 1)
+        modulationPhases = (next2, next5)
+        let end2 = modulationSamples * Float(sin(2 * Double.pi * next2)), end5 = modulationSamples * Float(sin(2 * Double.pi * next5))
+        var offset2 = modulationNow.0 + Float(margin), offset5 = modulationNow.1 + Float(margin)
+        let step2 = (end2 - modulationNow.0) / Float(n), step5 = (end5 - modulationNow.1) / Float(n)
+        modulationNow = (end2, end5)
         let frameMask = (lineMask << 3) | 7
         let c = dampingCoefficient
         let pole = SIMD4<Float>(repeating: 1 - c)
@@ -265,8 +297,14 @@ public final class Reverb: StereoEffect {
         let stereo = right != nil, tapsB = self.tapsB
 
         for i in 0..<n {
-            let sA = SIMD4(r0[w], r1[w], r2[w], r3[w])
-            let sB = SIMD4(r4[w], r5[w], r6[w], r7[w])
+            offset2 += step2
+            offset5 += step5
+            let k2 = Int(offset2), k5 = Int(offset5)
+            let f2 = offset2 - Float(k2), f5 = offset5 - Float(k5)
+            let a2 = m2[w &- (k2 << 3)], b2 = m2[w &- ((k2 &+ 1) << 3)]
+            let a5 = m5[w &- (k5 << 3)], b5 = m5[w &- ((k5 &+ 1) << 3)]
+            let sA = SIMD4(r0[w], r1[w], a2 + f2 * (b2 - a2), r3[w])
+            let sB = SIMD4(r4[w], a5 + f5 * (b5 - a5), r6[w], r7[w])
 
             // Decay gain and damping low-pass in one: y = pole·y + (1 − pole)·g·s.
             yA = pole * yA + qA * sA
