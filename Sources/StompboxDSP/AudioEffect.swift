@@ -34,8 +34,12 @@ public protocol StereoEffect: AudioEffect {
     /// chain then treats it as a mono pedal that plays the middle of the sides on both). Not
     /// asked on the audio thread.
     var playsInStereo: Bool { get }
+    /// Whether, for this block, it makes the sides differ though `playsInStereo` is false (a
+    /// cabinet with a stereo impulse response file loaded). Audio thread.
+    var widensNow: Bool { get }
 }
 
 extension StereoEffect {
     public var playsInStereo: Bool { true }
+    public var widensNow: Bool { false }
 }

@@ -43,9 +43,13 @@ public protocol CabinetSource: Sendable {
 /// partition in the time domain: no added latency. Impulse responses longer than 1 s are cut
 /// there (with a short fade).
 ///
+/// A stereo impulse response file (two channels or more) plays its first channel on the left
+/// and its second on the right of a stereo board (a mono board hears the first). The bundled
+/// cabinets are mono: on a stereo board each side goes through the same one.
+///
 /// Threads: `init`/`prepare` off the audio thread (they read and transform the impulse
 /// responses); `process`/`reset` on it, allocation- and lock-free.
-public final class Cabinet: AudioEffect, RestorableEffect, FileLoadingEffect, @unchecked Sendable {
+public final class Cabinet: AudioEffect, RestorableEffect, FileLoadingEffect, StereoEffect, @unchecked Sendable {
     /// The bundled cabinets' ids, in the order of `cab.ir`'s choices (the catalogue
     /// `data/cabinets/cabinets.json` lists them with their names).
     public static let bundled = ["american-1x12-open", "british-2x12-closed", "british-4x12-closed"]
@@ -71,6 +75,9 @@ public final class Cabinet: AudioEffect, RestorableEffect, FileLoadingEffect, @u
     private var sampleRate: Double = 48_000
     private var convolver: Convolver?
     private var convolverRef: Unmanaged<Convolver>?
+    /// The right side's, on a stereo board.
+    private var convolverRight: Convolver?
+    private var convolverRightRef: Unmanaged<Convolver>?
     /// One kernel per bundled cabinet (nil where it could not be read), and the same unretained
     /// for the audio thread (no reference counting there).
     private var kernels: [ConvolutionKernel?] = []
@@ -93,6 +100,7 @@ public final class Cabinet: AudioEffect, RestorableEffect, FileLoadingEffect, @u
     private var fadeLength = 960
     private var level = SmoothedValue(1)
     private var scratch = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+    private var scratchRight = UnsafeMutablePointer<Float>.allocate(capacity: 1)
     private var capacity = 0
 
     public init(parameters: ParameterStore) {
@@ -101,6 +109,7 @@ public final class Cabinet: AudioEffect, RestorableEffect, FileLoadingEffect, @u
 
     deinit {
         scratch.deallocate()
+        scratchRight.deallocate()
         collectRetired()
         for cell in [pendingFile.exchange(0, ordering: .acquiringAndReleasing)] where cell != 0 { Cabinet.release(cell) }
         for i in [Cabinet.fileIndex, Cabinet.replacedIndex] { kernelRefs[i]?.release() }
@@ -123,7 +132,7 @@ public final class Cabinet: AudioEffect, RestorableEffect, FileLoadingEffect, @u
     public func load(file path: String) throws {
         guard let source = Cabinet.installedSource else { throw CabinetLoadError.noSource }
         let ir = try source.impulseResponse(file: path, sampleRate: sampleRate)
-        let kernel = ConvolutionKernel(taps: Cabinet.mono(ir, longest: Int(Cabinet.longest * sampleRate)))
+        let kernel = Cabinet.kernel(ir, longest: Int(Cabinet.longest * sampleRate))
         file = path
         collectRetired()
         if convolverRef == nil {
@@ -154,6 +163,9 @@ public final class Cabinet: AudioEffect, RestorableEffect, FileLoadingEffect, @u
         capacity = maximumBlockSize
         scratch = .allocate(capacity: max(1, maximumBlockSize))
         scratch.initialize(repeating: 0, count: max(1, maximumBlockSize))
+        scratchRight.deallocate()
+        scratchRight = .allocate(capacity: max(1, maximumBlockSize))
+        scratchRight.initialize(repeating: 0, count: max(1, maximumBlockSize))
         level.prepare(sampleRate: sampleRate)
         fadeLength = max(1, Int(sampleRate * Cabinet.crossfadeTime))
         let longest = Int(Cabinet.longest * sampleRate)
@@ -164,7 +176,7 @@ public final class Cabinet: AudioEffect, RestorableEffect, FileLoadingEffect, @u
             guard let source else { taps.append(nil); problems[id] = "no cabinets are installed"; continue }
             do {
                 let ir = try source.impulseResponse(cabinet: id, sampleRate: sampleRate)
-                taps.append(Cabinet.mono(ir, longest: longest))
+                taps.append(Cabinet.taps(ir, channel: 0, longest: longest))
             } catch {
                 taps.append(nil)
                 problems[id] = "\(error)"
@@ -174,6 +186,9 @@ public final class Cabinet: AudioEffect, RestorableEffect, FileLoadingEffect, @u
         let made = Convolver(longestKernel: longest)
         convolver = made
         convolverRef = Unmanaged.passUnretained(made)
+        let madeRight = Convolver(longestKernel: longest)
+        convolverRight = madeRight
+        convolverRightRef = Unmanaged.passUnretained(madeRight)
         kernels = taps.map { $0.map { ConvolutionKernel(taps: $0) } }
         for (i, kernel) in kernels.enumerated() { kernelRefs[i] = kernel.map { Unmanaged.passUnretained($0) } }
         // A file's response again at this rate (a new file waiting is made at the old one: read again).
@@ -187,7 +202,7 @@ public final class Cabinet: AudioEffect, RestorableEffect, FileLoadingEffect, @u
         if let file, let source {
             do {
                 let ir = try source.impulseResponse(file: file, sampleRate: sampleRate)
-                kernelRefs[Cabinet.fileIndex] = Unmanaged.passRetained(ConvolutionKernel(taps: Cabinet.mono(ir, longest: longest)))
+                kernelRefs[Cabinet.fileIndex] = Unmanaged.passRetained(Cabinet.kernel(ir, longest: longest))
             } catch {
                 problems[Cabinet.fileChoice] = "\(error)"
             }
@@ -195,11 +210,18 @@ public final class Cabinet: AudioEffect, RestorableEffect, FileLoadingEffect, @u
         reset()
     }
 
-    /// The taps applied for `ir` (its first channel, cut at `longest` with a 5 ms fade).
-    static func mono(_ ir: ImpulseResponse, longest: Int) -> [Float] {
-        var taps = Array((ir.channels.first ?? [0]).prefix(longest))
+    /// The kernel for a file's `ir`: its first channel, and its second as the right side.
+    static func kernel(_ ir: ImpulseResponse, longest: Int) -> ConvolutionKernel {
+        guard ir.channels.count >= 2 else { return ConvolutionKernel(taps: taps(ir, channel: 0, longest: longest)) }
+        return ConvolutionKernel(left: taps(ir, channel: 0, longest: longest), right: taps(ir, channel: 1, longest: longest))
+    }
+
+    /// The taps applied for `ir`'s `channel` (cut at `longest` with a 5 ms fade).
+    static func taps(_ ir: ImpulseResponse, channel: Int, longest: Int) -> [Float] {
+        let recorded = channel < ir.channels.count ? ir.channels[channel] : [0]
+        var taps = Array(recorded.prefix(longest))
         if taps.isEmpty { taps = [0] }
-        if (ir.channels.first?.count ?? 0) > longest {
+        if recorded.count > longest {
             let fade = min(taps.count, max(1, Int(0.005 * ir.sampleRate)))
             for i in 0..<fade { taps[taps.count - 1 - i] *= Float(i) / Float(fade) }
         }
@@ -208,6 +230,7 @@ public final class Cabinet: AudioEffect, RestorableEffect, FileLoadingEffect, @u
 
     public func reset() {
         convolver?.reset()
+        convolverRight?.reset()
         current = choice()
         next = current
         fadePosition = fadeLength
@@ -247,9 +270,41 @@ public final class Cabinet: AudioEffect, RestorableEffect, FileLoadingEffect, @u
     }
 
     public func process(_ block: UnsafeMutableBufferPointer<Float>) {
-        guard let x = block.baseAddress, let convolverRef else { return }
-        let n = block.count
+        guard let x = block.baseAddress else { return }
+        run(x, nil, block.count)
+    }
+
+    /// Audio thread: each side through its own convolver, the right side with a stereo file's
+    /// second channel (or the same response).
+    public func process(left: UnsafeMutableBufferPointer<Float>, right: UnsafeMutableBufferPointer<Float>) {
+        guard let l = left.baseAddress, let r = right.baseAddress else { return }
+        run(l, r, left.count)
+    }
+
+    /// A mono response makes no difference between the sides.
+    public var playsInStereo: Bool { false }
+
+    /// A stereo file is loaded (playing, or crossfading out): the board turns stereo here, and
+    /// the right side's convolver keeps up with its input. Audio thread.
+    public var widensNow: Bool {
+        @inline(__always) func stereo(_ i: Int) -> Bool {
+            guard let kernel = kernelRefs[i] else { return false }
+            return kernel._withUnsafeGuaranteedRef { $0.right != nil }
+        }
+        return stereo(Cabinet.fileIndex) || stereo(Cabinet.replacedIndex)
+    }
+
+    /// The kernel a side plays: the right side a stereo response's second channel.
+    @inline(__always)
+    private static func side(_ kernel: Unmanaged<ConvolutionKernel>, right: Bool) -> Unmanaged<ConvolutionKernel> {
+        guard right else { return kernel }
+        return kernel._withUnsafeGuaranteedRef { $0.right } ?? kernel
+    }
+
+    private func run(_ x: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>?, _ n: Int) {
+        guard let convolverRef, let convolverRightRef else { return }
         for i in 0..<n where !x[i].isFinite { x[i] = 0 }
+        if let right { for i in 0..<n where !right[i].isFinite { right[i] = 0 } }
         level.setTarget(decibelsToGain(parameters.load(.cabLevel)))
         if fadePosition >= fadeLength { takeNewFile() }
         let wanted = choice()
@@ -259,18 +314,23 @@ public final class Cabinet: AudioEffect, RestorableEffect, FileLoadingEffect, @u
         }
         if fadePosition < fadeLength, let from = kernelRefs[current], let to = kernelRefs[next] {
             // Both cabinets from the same input; the output glides from one to the other.
-            let scratch = self.scratch
-            convolverRef._withUnsafeGuaranteedRef { convolver in
-                from._withUnsafeGuaranteedRef { from in
-                    to._withUnsafeGuaranteedRef { to in
-                        convolver.process(x, count: n, first: from, into: x, second: to, into: scratch)
+            @inline(__always) func both(_ convolver: Unmanaged<Convolver>, _ io: UnsafeMutablePointer<Float>,
+                                        _ scratch: UnsafeMutablePointer<Float>, right side: Bool) {
+                let first = Cabinet.side(from, right: side), second = Cabinet.side(to, right: side)
+                convolver._withUnsafeGuaranteedRef { convolver in
+                    first._withUnsafeGuaranteedRef { first in
+                        second._withUnsafeGuaranteedRef { second in
+                            convolver.process(io, count: n, first: first, into: io, second: second, into: scratch)
+                        }
                     }
                 }
+                for i in 0..<n {
+                    let g = min(Float(fadePosition + i) / Float(fadeLength), 1)
+                    io[i] += g * (scratch[i] - io[i])
+                }
             }
-            for i in 0..<n {
-                let g = min(Float(fadePosition + i) / Float(fadeLength), 1)
-                x[i] += g * (scratch[i] - x[i])
-            }
+            both(convolverRef, x, scratch, right: false)
+            if let right { both(convolverRightRef, right, scratchRight, right: true) }
             fadePosition += n
             if fadePosition >= fadeLength {
                 current = next
@@ -284,20 +344,30 @@ public final class Cabinet: AudioEffect, RestorableEffect, FileLoadingEffect, @u
             }
             // A cabinet that could not be read passes the signal through.
             if let kernel = kernelRefs[current] {
-                convolverRef._withUnsafeGuaranteedRef { convolver in
-                    kernel._withUnsafeGuaranteedRef { convolver.process(x, count: n, first: $0, into: x) }
+                @inline(__always) func one(_ convolver: Unmanaged<Convolver>, _ io: UnsafeMutablePointer<Float>, right side: Bool) {
+                    convolver._withUnsafeGuaranteedRef { convolver in
+                        Cabinet.side(kernel, right: side)._withUnsafeGuaranteedRef { convolver.process(io, count: n, first: $0, into: io) }
+                    }
                 }
+                one(convolverRef, x, right: false)
+                if let right { one(convolverRightRef, right, right: true) }
             }
         }
-        var level = self.level
-        if level.isRamping {
-            for i in 0..<n { x[i] *= level.next() }
-        } else if level.current != 1 {
-            let g = level.current
-            for i in 0..<n { x[i] *= g }
+        // The same level glide on both sides.
+        @inline(__always) func applyLevel(_ io: UnsafeMutablePointer<Float>) -> SmoothedValue {
+            var level = self.level
+            if level.isRamping {
+                for i in 0..<n { io[i] *= level.next() }
+            } else if level.current != 1 {
+                let g = level.current
+                for i in 0..<n { io[i] *= g }
+            }
+            for i in 0..<n { io[i] = flushed(io[i]) }
+            return level
         }
-        self.level = level
-        for i in 0..<n { x[i] = flushed(x[i]) }
+        let glided = applyLevel(x)
+        if let right { _ = applyLevel(right) }
+        level = glided
     }
 }
 

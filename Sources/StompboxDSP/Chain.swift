@@ -186,9 +186,9 @@ public final class Chain {
 
     /// The twins a board needs: a built-in mono pedal standing after a stereo pedal gets a second
     /// instance for the right side (kept from `kept` if it had one; `new` lists those made now,
-    /// unprepared). A pedal with a state of its own (the cabinet's file) gets none, as a twin
-    /// would not share it: on a stereo board it plays the middle of the sides on both. Not on
-    /// the audio thread.
+    /// unprepared). A pedal with a state of its own (a file) gets none, as a twin would not share
+    /// it: on a stereo board it plays the middle of the sides on both (the built-in ones with a
+    /// state, the cabinet, play in stereo themselves). Not on the audio thread.
     static func makeTwins(_ kinds: [PedalKind], _ effects: [AudioEffect], controls: EngineControls,
                           kept: [PedalKind: AudioEffect]) -> (list: [AudioEffect?], new: [(PedalKind, AudioEffect)]) {
         var list: [AudioEffect?] = []
@@ -491,7 +491,7 @@ struct BoardSlot {
     @inline(__always)
     mutating func run(_ left: UnsafeMutableBufferPointer<Float>, _ right: UnsafeMutableBufferPointer<Float>, stereo: inout Bool,
                       dry: UnsafeMutableBufferPointer<Float>, dryRight: UnsafeMutableBufferPointer<Float>, parameters: ParameterStore) {
-        if !stereo && (pedal.makesStereo || pedal.twin != nil) && !slot.isIdle(parameters) {
+        if !stereo && (pedal.makesStereo || pedal.twin != nil || pedal.stereo?.widensNow == true) && !slot.isIdle(parameters) {
             _ = right.baseAddress!.update(from: left.baseAddress!, count: left.count)
             stereo = true
         }
@@ -675,8 +675,8 @@ struct PedalSlot {
 
     /// The pedal's own processing of a block, in place. On a mono board (`right` nil) its
     /// `process`; on a stereo one a stereo pedal takes both sides and a mono pedal runs once per
-    /// side (its twin takes the right). A mono pedal without a twin (the cabinet) plays the
-    /// middle of the sides on both.
+    /// side (its twin takes the right). A mono pedal without a twin plays the middle of the
+    /// sides on both.
     @inline(__always)
     static func wet(_ effect: AudioEffect, _ pedal: StereoPedal, _ left: Buffer, _ right: Buffer?) {
         guard let right else { effect.process(left); return }

@@ -17,6 +17,16 @@ public final class ConvolutionKernel: @unchecked Sendable {
     let spectra: UnsafeMutablePointer<Float>
     let tailPartitions: Int
     var bins: Int { partition + 1 }
+    /// A stereo impulse response's right side, kept alive with this one (its left side); read on
+    /// the audio thread without reference counting.
+    public private(set) var right: Unmanaged<ConvolutionKernel>?
+
+    /// This kernel as the left side of a stereo impulse response whose right side is `taps`.
+    /// Off the audio thread, before the kernel is handed over.
+    public convenience init(left: [Float], right: [Float], partition: Int = Convolver.defaultPartition) {
+        self.init(taps: left, partition: partition)
+        self.right = Unmanaged.passRetained(ConvolutionKernel(taps: right, partition: partition))
+    }
 
     /// `taps`: the impulse response at the session's rate (not empty).
     public init(taps: [Float], partition: Int = Convolver.defaultPartition) {
@@ -50,6 +60,7 @@ public final class ConvolutionKernel: @unchecked Sendable {
     deinit {
         head.deallocate()
         spectra.deallocate()
+        right?.release()
     }
 }
 

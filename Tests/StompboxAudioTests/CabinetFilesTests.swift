@@ -143,6 +143,40 @@ import StompboxTestSupport
         #expect(cabinet.file == b)
     }
 
+    /// A stereo impulse response file: on a stereo board an impulse comes out as its left channel
+    /// on the left and its right channel on the right, from sample 0 (no latency), even though
+    /// the board is mono up to the cabinet; a mono board (the mono output) hears the left channel.
+    @Test func aStereoFileGivesEachSideItsChannel() throws {
+        let folder = TemporaryFolder()
+        let left = Signal.noise(length: 3_000, amplitude: 0.2, seed: 31).enumerated().map { i, v in v * Float(exp(-Double(i) / 500)) }
+        let right = Signal.noise(length: 3_000, amplitude: 0.2, seed: 32).enumerated().map { i, v in v * Float(exp(-Double(i) / 700)) }
+        var interleaved = [Float](repeating: 0, count: 2 * left.count)
+        for i in left.indices { interleaved[2 * i] = left[i]; interleaved[2 * i + 1] = right[i] }
+        let path = folder.file("stereo.wav")
+        try AudioFile.write(AudioBuffer(samples: interleaved, sampleRate: 48_000, channels: 2), to: path)
+        let read = try ImpulseResponseFile.read(path, sampleRate: 48_000)
+        var x = [Float](repeating: 0, count: 4_096)
+        x[0] = 0.5
+        func chainWithTheFile() throws -> Chain {
+            let c = Chain(board: [.overdrive, .cab])
+            c.parameters.set(.cabEnabled, 1)
+            c.prepare(sampleRate: 48_000, maximumBlockSize: 256)
+            try #require(c.effect(.cab) as? Cabinet).load(file: path)
+            // The file takes over within a crossfade: play silence through it first.
+            _ = Render.stereo(c, Signal.silence(4_800))
+            return c
+        }
+        let (l, r) = Render.stereo(try chainWithTheFile(), x)
+        for (side, expected) in [(l, read.channels[0]), (r, read.channels[1])] {
+            let worst = expected.indices.map { abs(side[$0] - 0.5 * expected[$0]) }.max()!
+            #expect(worst < 1e-6, "\(worst)")
+            #expect(side[0] == 0.5 * expected[0] && expected[0] != 0, "from sample 0")
+        }
+        let monoOutput = Render.through(try chainWithTheFile(), x)
+        let worst = read.channels[0].indices.map { abs(monoOutput[$0] - 0.5 * read.channels[0][$0]) }.max()!
+        #expect(worst < 1e-6, "mono: \(worst)")
+    }
+
     /// A preset keeps the file (its state), and a chain given that state plays the same file;
     /// at another rate the file is converted like the bundled ones.
     @Test func aPresetKeepsTheFile() throws {

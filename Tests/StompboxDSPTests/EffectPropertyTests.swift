@@ -113,10 +113,9 @@ import StompboxTestSupport
         let y = Render.stereo(c, x, block: EffectPropertyTests.block)
         let reference = Render.stereo(stereoChain(), clean, block: EffectPropertyTests.block)
         #expect(Measure.allFinite(y.left) && Measure.allFinite(y.right), "\(kind)")
-        // A mono plugin and the cabinet (no twin: their state is their own) play the middle of the
-        // sides on both; everything else keeps them apart.
-        let effect = c.effect(kind)
-        if !Chain.makesStereo(effect) && (kind.values != nil || effect is RestorableEffect) {
+        // A mono plugin (no twin: its state is its own) plays the middle of the sides on both;
+        // everything else keeps them apart.
+        if kind.values != nil && !Chain.makesStereo(c.effect(kind)) {
             #expect(y.left == y.right, "\(kind)")
         } else {
             #expect(y.left != y.right, "\(kind): the sides are the same")
