@@ -418,7 +418,8 @@ if !options.allocationsOnly {
         let stompbox = URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("stompbox").path
         // The EQ's bands at sox's gains (a flat EQ would cost us nothing and flatter the figure).
         let bands = zip(Parameter.eqBands, ["3", "-2", "1.5", "2", "-3", "1"]).flatMap { ["--set", "\($0.id)=\($1)"] }
-        let renderArguments = ["render", input, output, "--chain", pedals.joined(separator: ",")]
+        // Mono out, as sox's chain is (a stereo render does each stereo pedal's work twice).
+        let renderArguments = ["render", input, output, "--channels", "1", "--chain", pedals.joined(separator: ",")]
             + pedals.flatMap { ["--set", "\($0).enabled=on"] } + bands
         let wholeRuns = max(options.runs, 9)
         // Interleaved, one of each in turn, so a busy spell of the host weighs on both sides of

@@ -84,6 +84,10 @@ public final class Reverb: StereoEffect {
     private var scratch = UnsafeMutablePointer<Float>.allocate(capacity: 1)
     /// In stereo, the right side's wet signal.
     private var scratchRight = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+    /// The modulated lines' values for a run, and the longest run (shorter than their delays).
+    private var modulated2 = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+    private var modulated5 = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+    private var modulationRun = 1
     private var scratchSize = 1
     /// Per sample, the four line differences sA − sB whose signed sum is the wet output: the
     /// sums are done after the network's loop, four samples at a time, not across lanes in it.
@@ -108,6 +112,8 @@ public final class Reverb: StereoEffect {
         diffuserDelays.deallocate()
         scratch.deallocate()
         scratchRight.deallocate()
+        modulated2.deallocate()
+        modulated5.deallocate()
         taps.deallocate()
         tapsB.deallocate()
     }
@@ -133,6 +139,13 @@ public final class Reverb: StereoEffect {
         scratch.deallocate()
         scratch = .allocate(capacity: scratchSize)
         scratch.initialize(repeating: 0, count: scratchSize)
+        modulated2.deallocate()
+        modulated2 = .allocate(capacity: scratchSize)
+        modulated2.initialize(repeating: 0, count: scratchSize)
+        modulated5.deallocate()
+        modulated5 = .allocate(capacity: scratchSize)
+        modulated5.initialize(repeating: 0, count: scratchSize)
+        modulationRun = max(1, min(lineDelays[2], lineDelays[5]) - 2 * modulationMargin - 2)
         scratchRight.deallocate()
         scratchRight = .allocate(capacity: scratchSize)
         scratchRight.initialize(repeating: 0, count: scratchSize)
@@ -296,15 +309,27 @@ public final class Reverb: StereoEffect {
         var w = lineIndex << 3
         let stereo = right != nil, tapsB = self.tapsB
 
-        for i in 0..<n {
+        let modulated2 = self.modulated2, modulated5 = self.modulated5
+        var start = 0
+        while start < n {
+        // Runs shorter than the modulated lines' delays: their values for the whole run are read
+        // first (none of them is written during it), in a loop without a recursion.
+        let end = min(n, start + modulationRun)
+        var ahead = w
+        for i in start..<end {
             offset2 += step2
             offset5 += step5
             let k2 = Int(offset2), k5 = Int(offset5)
             let f2 = offset2 - Float(k2), f5 = offset5 - Float(k5)
-            let a2 = m2[w &- (k2 << 3)], b2 = m2[w &- ((k2 &+ 1) << 3)]
-            let a5 = m5[w &- (k5 << 3)], b5 = m5[w &- ((k5 &+ 1) << 3)]
-            let sA = SIMD4(r0[w], r1[w], a2 + f2 * (b2 - a2), r3[w])
-            let sB = SIMD4(r4[w], a5 + f5 * (b5 - a5), r6[w], r7[w])
+            let a2 = m2[ahead &- (k2 << 3)], b2 = m2[ahead &- ((k2 &+ 1) << 3)]
+            let a5 = m5[ahead &- (k5 << 3)], b5 = m5[ahead &- ((k5 &+ 1) << 3)]
+            modulated2[i] = a2 + f2 * (b2 - a2)
+            modulated5[i] = a5 + f5 * (b5 - a5)
+            ahead = (ahead &+ 8) & frameMask
+        }
+        for i in start..<end {
+            let sA = SIMD4(r0[w], r1[w], modulated2[i], r3[w])
+            let sB = SIMD4(r4[w], modulated5[i], r6[w], r7[w])
 
             // Decay gain and damping low-pass in one: y = pole·y + (1 − pole)·g·s.
             yA = pole * yA + qA * sA
@@ -334,6 +359,8 @@ public final class Reverb: StereoEffect {
             } else {
                 UnsafeMutableRawPointer(taps + (i << 2)).storeBytes(of: sA - sB, as: SIMD4<Float>.self)
             }
+        }
+        start = end
         }
         lineIndex = w >> 3
         // The output taps alternate in sign: u = g·(d0 − d1 + d2 − d3) with d = sA − sB.
