@@ -147,6 +147,7 @@ import StompboxTestSupport
     /// on the left and its right channel on the right, from sample 0 (no latency), even though
     /// the board is mono up to the cabinet; a mono board (the mono output) hears the left channel.
     @Test func aStereoFileGivesEachSideItsChannel() throws {
+        TestCabinets.install()
         let folder = TemporaryFolder()
         let left = Signal.noise(length: 3_000, amplitude: 0.2, seed: 31).enumerated().map { i, v in v * Float(exp(-Double(i) / 500)) }
         let right = Signal.noise(length: 3_000, amplitude: 0.2, seed: 32).enumerated().map { i, v in v * Float(exp(-Double(i) / 700)) }

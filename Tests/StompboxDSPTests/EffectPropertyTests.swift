@@ -64,8 +64,9 @@ import StompboxTestSupport
 
     // MARK: NaN and Inf
 
-    @Test(arguments: everyKind)
-    func nonFiniteInputNeverReachesTheOutputOfTheChain(_ kind: PedalKind) {
+    /// A second of noise with NaN and ±∞ over 64 samples at 0.2 s, the same noise with zeros
+    /// there instead, and where they are.
+    static func poisonedNoise() -> (x: [Float], clean: [Float], poisoned: Range<Int>) {
         var x = Signal.noise(length: 48_000, amplitude: 0.3)
         var clean = x
         let poisoned = 9600..<9664
@@ -73,6 +74,22 @@ import StompboxTestSupport
             x[i] = [Float.nan, .infinity, -.infinity, .signalingNaN][i % 4]
             clean[i] = 0
         }
+        return (x, clean, poisoned)
+    }
+
+    /// A slot whose pedal (the delay's switch) is on, prepared and settled.
+    static func switchedOnSlot() -> (slot: PedalSlot, parameters: ParameterStore) {
+        let p = ParameterStore()
+        p.set(.delayEnabled, 1)
+        var slot = PedalSlot(.delayEnabled)
+        slot.prepare(sampleRate: testRate)
+        slot.snap(p)
+        return (slot, p)
+    }
+
+    @Test(arguments: everyKind)
+    func nonFiniteInputNeverReachesTheOutputOfTheChain(_ kind: PedalKind) {
+        let (x, clean, poisoned) = Self.poisonedNoise()
         let y = render(chain(kind), x)
         let reference = render(chain(kind), clean)
         let finite = Measure.allFinite(y)
@@ -102,13 +119,7 @@ import StompboxTestSupport
             c.prepare(sampleRate: testRate, maximumBlockSize: EffectPropertyTests.block)
             return c
         }
-        var x = Signal.noise(length: 48_000, amplitude: 0.3)
-        var clean = x
-        let poisoned = 9600..<9664
-        for i in poisoned {
-            x[i] = [Float.nan, .infinity, -.infinity, .signalingNaN][i % 4]
-            clean[i] = 0
-        }
+        let (x, clean, poisoned) = Self.poisonedNoise()
         let c = stereoChain()
         let y = Render.stereo(c, x, block: EffectPropertyTests.block)
         let reference = Render.stereo(stereoChain(), clean, block: EffectPropertyTests.block)
@@ -179,11 +190,7 @@ import StompboxTestSupport
             func reset() { resets += 1 }
             func process(_ block: UnsafeMutableBufferPointer<Float>) { block[3] = .nan }
         }
-        let p = ParameterStore()
-        p.set(.delayEnabled, 1)
-        var slot = PedalSlot(.delayEnabled)
-        slot.prepare(sampleRate: testRate)
-        slot.snap(p)
+        var (slot, p) = Self.switchedOnSlot()
         let effect = Failing()
         let dry = UnsafeMutableBufferPointer<Float>.allocate(capacity: 64)
         defer { dry.deallocate() }

@@ -197,11 +197,7 @@ import StompboxTestSupport
                 right[3] = .nan
             }
         }
-        let p = ParameterStore()
-        p.set(.delayEnabled, 1)
-        var slot = PedalSlot(.delayEnabled)
-        slot.prepare(sampleRate: testRate)
-        slot.snap(p)
+        var (slot, p) = EffectPropertyTests.switchedOnSlot()
         let effect = Failing()
         let dry = UnsafeMutableBufferPointer<Float>.allocate(capacity: 64), dryRight = UnsafeMutableBufferPointer<Float>.allocate(capacity: 64)
         defer { dry.deallocate(); dryRight.deallocate() }
