@@ -125,6 +125,9 @@ public final class OfflineRenderer {
     /// Called once for every parameter write of the plan before anything is read or written;
     /// throwing refuses the render. Licence checks for locked effects belong here.
     public var permit: (ParameterAssignment) throws(RenderError) -> Void = { _ in }
+    /// Told, before the render starts, what will not sound as set (a cabinet whose response
+    /// cannot be read passes its input through).
+    public var warn: (String) -> Void = { _ in }
 
     public init(plan: RenderPlan) {
         self.plan = plan
@@ -176,6 +179,9 @@ public final class OfflineRenderer {
         chain.parameters.restore(plan.parameters)
         chain.prepare(sampleRate: rate, maximumBlockSize: Self.blockSize)
         do { try chain.restore(states: plan.states) } catch { throw .state(error.description) }
+        if board.contains(.cab), let cabinet = chain.effect(.cab) as? Cabinet {
+            for problem in Self.cabinetProblems(cabinet, plan: plan) { warn(problem) }
+        }
 
         let channels = reader.channels
         let taps = TapTempo()
@@ -249,6 +255,19 @@ public final class OfflineRenderer {
         }
         return Summary(sampleRate: reader.sampleRate, channels: outputChannels,
                        inputFrames: inputFrames, outputFrames: totalFrames, board: board)
+    }
+
+    /// For each response the plan sets the cabinet to that could not be read: one sentence.
+    static func cabinetProblems(_ cabinet: Cabinet, plan: RenderPlan) -> [String] {
+        var chosen = [Int(plan[.cabImpulse].rounded())]
+        for write in plan.parameterWrites where write.parameter == .cabImpulse { chosen.append(Int(write.value.rounded())) }
+        var said = Set<String>()
+        return chosen.compactMap { index in
+            let id = index < Cabinet.bundled.count ? Cabinet.bundled[max(0, index)] : Cabinet.fileChoice
+            guard let why = cabinet.problems[id], said.insert(id).inserted else { return nil }
+            let name = index < Cabinet.bundled.count ? "the cabinet \(Cabinet.names[max(0, index)])" : "the impulse response file"
+            return "the Cabinet cannot play \(name) (\(why)); it passes its input through"
+        }
     }
 
     private func apply(_ action: RenderAction, to chain: Chain, taps: TapTempo) {

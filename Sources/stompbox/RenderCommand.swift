@@ -59,6 +59,7 @@ struct RenderCommand: ParsableCommand {
             let store = StoreGate(publicKeyFile: publicKey)
             let plan = try makePlan(gate: store.gate)
             let renderer = OfflineRenderer(plan: plan)
+            renderer.warn = { warn($0) }
             // Every value the render sets, --at ones included, passes the licence gate.
             renderer.permit = { write throws(RenderError) in
                 do { try store.check(write.parameter, write.value) } catch {

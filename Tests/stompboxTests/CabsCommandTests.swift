@@ -18,6 +18,27 @@ import Testing
         for id in Cabinet.bundled { #expect(text.stdout.contains(id)) }
     }
 
+    /// Without Stompbox's data folder the bundled cabinets cannot be read: the render says so in
+    /// one line naming the cabinet, passes its input through, and still writes its output.
+    @Test func aCabinetThatCannotBeReadIsNamed() throws {
+        let folder = TemporaryFolder()
+        let x = Signal.sine(frequency: 220, seconds: 0.2, amplitude: 0.3)
+        try AudioFile.write(AudioBuffer(samples: x, sampleRate: 48_000, channels: 1), to: folder.file("in.wav"))
+        let result = try runStompbox(["render", folder.file("in.wav"), folder.file("out.wav"), "--chain", "cab", "--channels", "1",
+                                      "--set", "cab.enabled=on", "--set", "cab.ir=british-2x12-closed"],
+                                     environment: ["STOMPBOX_DATA_DIR": folder.url.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].hasPrefix("stompbox: warning: the Cabinet cannot play the cabinet British 2x12 Closed Back (")
+                && lines[0].hasSuffix("); it passes its input through"), "\(result.stderr)")
+        let y = try AudioFile.read(folder.file("out.wav")).samples
+        let input = try AudioFile.read(folder.file("in.wav")).samples
+        #expect(y == input)
+        // With the data folder, no warning.
+        let fine = try expectSuccess(["render", folder.file("in.wav"), folder.file("out2.wav"), "--chain", "cab", "--set", "cab.enabled=on"])
+        #expect(fine.stderr.isEmpty, "\(fine.stderr)")
+    }
+
     /// An impulse rendered through `--set cab.ir=…` is that cabinet's impulse response.
     @Test func aRenderThroughACabinetAppliesItsResponse() throws {
         let folder = TemporaryFolder()
