@@ -4,9 +4,11 @@ import Synchronization
 /// The signal path: input gain → the pedals on the board, in the order the user arranged them
 /// → output gain → safety limiter, in place. The input is mono. The output is mono
 /// (`process(_:)`) or stereo (`process(left:right:)`): on a stereo board the signal stays mono
-/// until the first stereo pedal that plays (`StereoEffect`: reverb, delay, flanger, tremolo,
-/// looper); a mono pedal after one runs once per side, its second instance (a twin, made
-/// off the audio thread with the board) taking the right.
+/// until the first pedal that plays and makes the sides differ (reverb, delay, flanger, a
+/// stereo plugin, a cabinet with a stereo file). Pedals that take both sides themselves
+/// (`StereoEffect`: those, the tremolo, the looper) do so after it; a built-in mono pedal runs
+/// once per side, its second instance (a twin, made off the audio thread with the board)
+/// taking the right.
 ///
 /// Each pedal sits in a `PedalSlot` that crossfades it in and out (5 ms) when its `enabled`
 /// parameter changes, skips it entirely while off, and resets it (output = dry for that block)
@@ -184,11 +186,11 @@ public final class Chain {
         metronome.reset()
     }
 
-    /// The twins a board needs: a built-in mono pedal standing after a stereo pedal gets a second
-    /// instance for the right side (kept from `kept` if it had one; `new` lists those made now,
-    /// unprepared). A pedal with a state of its own (a file) gets none, as a twin would not share
-    /// it: on a stereo board it plays the middle of the sides on both (the built-in ones with a
-    /// state, the cabinet, play in stereo themselves). Not on the audio thread.
+    /// The twins a board needs: a built-in mono pedal standing after one that makes the sides
+    /// differ gets a second instance for the right side (kept from `kept` if it had one; `new`
+    /// lists those made now, unprepared). A `StereoEffect` takes both sides itself and gets
+    /// none; nor does a pedal with a state of its own (a file), as a twin would not share it:
+    /// on a stereo board that one plays the middle of the sides on both. Not on the audio thread.
     static func makeTwins(_ kinds: [PedalKind], _ effects: [AudioEffect], controls: EngineControls,
                           kept: [PedalKind: AudioEffect]) -> (list: [AudioEffect?], new: [(PedalKind, AudioEffect)]) {
         var list: [AudioEffect?] = []
@@ -198,7 +200,7 @@ public final class Chain {
             if Chain.makesStereo(effect) {
                 afterStereo = true
                 list.append(nil)
-            } else if afterStereo && kind.values == nil && !(effect is RestorableEffect) {
+            } else if afterStereo && !(effect is StereoEffect) && kind.values == nil && !(effect is RestorableEffect) {
                 if let twin = kept[kind] {
                     list.append(twin)
                 } else {
