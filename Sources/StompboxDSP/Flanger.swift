@@ -243,14 +243,21 @@ public final class Flanger: StereoEffect {
         let finiteLimit = SIMD4<UInt32>(repeating: 0x7f80_0000)
         let magnitude = SIMD4<UInt32>(repeating: 0x7fff_ffff)
         let floor = SIMD4<UInt32>(repeating: Float(1e-15).bitPattern)
+        let magic = SIMD4<Float>(repeating: 12_582_912)
+        let magicBits = SIMD4<Int32>(repeating: 0x4b40_0000)
         var w = writeIndex
         var i = 0
         while i + 4 <= n {
             let steps = SIMD4<Float>(Float(i + 1), Float(i + 2), Float(i + 3), Float(i + 4))
             let dv = delay + steps * dDelay
-            // Whole and fractional delays per lane (all positive: truncation is the floor).
-            let k0 = Int(dv[0]), k1 = Int(dv[1]), k2 = Int(dv[2]), k3 = Int(dv[3])
-            let f = dv - SIMD4(Float(k0), Float(k1), Float(k2), Float(k3))
+            // Whole and fractional delays per lane, without a checked conversion per lane: adding
+            // 1.5·2²³ rounds a delay (0…2²²) to a whole number in the float's low bits, one less
+            // where that rounded up gives the floor, and the bits less 1.5·2²³'s are that number.
+            var whole = (dv + magic) - magic
+            whole = whole.replacing(with: whole - 1, where: whole .> dv)
+            let f = dv - whole
+            let wholeBits = unsafeBitCast(whole + magic, to: SIMD4<Int32>.self) &- magicBits
+            let k0 = Int(wholeBits[0]), k1 = Int(wholeBits[1]), k2 = Int(wholeBits[2]), k3 = Int(wholeBits[3])
             // y1 is `whole` samples old; the four taps are consecutive (r − 2 … r + 1).
             let r0 = w &- k0, r1 = w &+ 1 &- k1, r2 = w &+ 2 &- k2, r3 = w &+ 3 &- k3
             let y0 = SIMD4(line[(r0 &+ 1) & mask], line[(r1 &+ 1) & mask], line[(r2 &+ 1) & mask], line[(r3 &+ 1) & mask])

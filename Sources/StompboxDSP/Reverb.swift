@@ -66,6 +66,9 @@ public final class Reverb: StereoEffect {
     /// The modulated lines' depth (seconds either way) and rates (Hz), lines 2 and 5.
     static let modulationDepth = 0.000125
     static let modulationRates = (0.37, 0.53)
+    /// Fixed point for the modulated reads: 24 fraction bits.
+    private static let fixedOne: Float = 16_777_216
+    private static let fixedScale: Float = 1 / 16_777_216
     /// Their phases (cycles) and where their offsets stood at the end of the last block (samples).
     private var modulationPhases = (0.0, 0.0)
     private var modulationNow: (Float, Float) = (0, 0)
@@ -315,18 +318,24 @@ public final class Reverb: StereoEffect {
         // Runs shorter than the modulated lines' delays: their values for the whole run are read
         // first (none of them is written during it), in a loop without a recursion.
         let end = min(n, start + modulationRun)
+        // The offsets in fixed point (24 fraction bits): whole sample and fraction without a
+        // checked Float-to-Int conversion per sample.
+        var fixed2 = Int((offset2 * Reverb.fixedOne).rounded()), fixed5 = Int((offset5 * Reverb.fixedOne).rounded())
+        let fixedStep2 = Int((step2 * Reverb.fixedOne).rounded()), fixedStep5 = Int((step5 * Reverb.fixedOne).rounded())
         var ahead = w
         for i in start..<end {
-            offset2 += step2
-            offset5 += step5
-            let k2 = Int(offset2), k5 = Int(offset5)
-            let f2 = offset2 - Float(k2), f5 = offset5 - Float(k5)
-            let a2 = m2[ahead &- (k2 << 3)], b2 = m2[ahead &- ((k2 &+ 1) << 3)]
-            let a5 = m5[ahead &- (k5 << 3)], b5 = m5[ahead &- ((k5 &+ 1) << 3)]
+            fixed2 &+= fixedStep2
+            fixed5 &+= fixedStep5
+            let k2 = fixed2 &>> 24, k5 = fixed5 &>> 24
+            let f2 = Float(fixed2 & 0xff_ffff) * Reverb.fixedScale, f5 = Float(fixed5 & 0xff_ffff) * Reverb.fixedScale
+            let a2 = m2[ahead &- (k2 &<< 3)], b2 = m2[ahead &- ((k2 &+ 1) &<< 3)]
+            let a5 = m5[ahead &- (k5 &<< 3)], b5 = m5[ahead &- ((k5 &+ 1) &<< 3)]
             modulated2[i] = a2 + f2 * (b2 - a2)
             modulated5[i] = a5 + f5 * (b5 - a5)
             ahead = (ahead &+ 8) & frameMask
         }
+        offset2 = Float(fixed2) * Reverb.fixedScale
+        offset5 = Float(fixed5) * Reverb.fixedScale
         for i in start..<end {
             let sA = SIMD4(r0[w], r1[w], modulated2[i], r3[w])
             let sB = SIMD4(r4[w], modulated5[i], r6[w], r7[w])
