@@ -37,9 +37,14 @@ public protocol StereoEffect: AudioEffect {
     /// Whether, for this block, it makes the sides differ though `playsInStereo` is false (a
     /// cabinet with a stereo impulse response file loaded). Audio thread.
     var widensNow: Bool { get }
+    /// Whether it can make the sides differ at times though `playsInStereo` is false (a cabinet,
+    /// which may be given a stereo file): the mono pedals after it get twins, which play while
+    /// it does (`widensNow`) and rest otherwise. Not asked on the audio thread.
+    var mayWiden: Bool { get }
 }
 
 extension StereoEffect {
     public var playsInStereo: Bool { true }
     public var widensNow: Bool { false }
+    public var mayWiden: Bool { playsInStereo }
 }

@@ -284,6 +284,9 @@ public final class Cabinet: AudioEffect, RestorableEffect, FileLoadingEffect, St
     /// A mono response makes no difference between the sides.
     public var playsInStereo: Bool { false }
 
+    /// A stereo file would.
+    public var mayWiden: Bool { true }
+
     /// A stereo file is loaded (playing, or crossfading out): the board turns stereo here, and
     /// the right side's convolver keeps up with its input. Audio thread.
     public var widensNow: Bool {

@@ -187,17 +187,18 @@ public final class Chain {
     }
 
     /// The twins a board needs: a built-in mono pedal standing after one that makes the sides
-    /// differ gets a second instance for the right side (kept from `kept` if it had one; `new`
-    /// lists those made now, unprepared). A `StereoEffect` takes both sides itself and gets
-    /// none; nor does a pedal with a state of its own (a file), as a twin would not share it:
-    /// on a stereo board that one plays the middle of the sides on both. Not on the audio thread.
+    /// differ, or may (`StereoEffect.mayWiden`: a cabinet), gets a second instance for the right
+    /// side (kept from `kept` if it had one; `new` lists those made now, unprepared). A
+    /// `StereoEffect` takes both sides itself and gets none; nor does a pedal with a state of
+    /// its own (a file), as a twin would not share it: on a stereo board that one plays the
+    /// middle of the sides on both. Not on the audio thread.
     static func makeTwins(_ kinds: [PedalKind], _ effects: [AudioEffect], controls: EngineControls,
                           kept: [PedalKind: AudioEffect]) -> (list: [AudioEffect?], new: [(PedalKind, AudioEffect)]) {
         var list: [AudioEffect?] = []
         var new: [(PedalKind, AudioEffect)] = []
         var afterStereo = false
         for (kind, effect) in zip(kinds, effects) {
-            if Chain.makesStereo(effect) {
+            if Chain.mayWiden(effect) {
                 afterStereo = true
                 list.append(nil)
             } else if afterStereo && !(effect is StereoEffect) && kind.values == nil && !(effect is RestorableEffect) {
@@ -217,6 +218,9 @@ public final class Chain {
 
     /// A stereo pedal that makes the sides differ (a mono plugin does not).
     static func makesStereo(_ effect: AudioEffect) -> Bool { (effect as? StereoEffect)?.playsInStereo ?? false }
+
+    /// A stereo pedal that makes the sides differ, or may (a cabinet).
+    static func mayWiden(_ effect: AudioEffect) -> Bool { (effect as? StereoEffect)?.mayWiden ?? false }
 
     private func adopt(_ board: Unmanaged<Board>) {
         let old = active
@@ -447,10 +451,15 @@ final class Board {
         self.kinds = kinds
         count = kinds.count
         slots = .allocate(capacity: max(1, count))
+        // Whether a pedal that always makes the sides differ stands before: a twin after one only
+        // plays while the sides differ (after a cabinet whose file is stereo).
+        var afterStereo = false
         for (i, kind) in kinds.enumerated() {
             let slot = PedalSlot(kind.enabledParameter, resetsWhenSwitchedOn: kind.resetsWhenSwitchedOn,
                                  reportedLatency: kind.values?.latencyCell, trails: kind.trailsParameter)
-            let pedal = StereoPedal(stereo: effects[i] as? StereoEffect, twin: twins[i], makesStereo: Chain.makesStereo(effects[i]))
+            let pedal = StereoPedal(stereo: effects[i] as? StereoEffect, twin: twins[i], makesStereo: Chain.makesStereo(effects[i]),
+                                    twinOnlyWhileWide: twins[i] != nil && !afterStereo)
+            if pedal.makesStereo { afterStereo = true }
             (slots + i).initialize(to: BoardSlot(effect: effects[i], pedal: pedal, slot: slot, entering: entering.contains(kind)))
         }
     }
@@ -481,6 +490,9 @@ struct BoardSlot {
     var slot: PedalSlot
     /// Newly on the board: cleared when the board takes over (no echoes from the last time).
     let entering: Bool
+    /// A twin that plays only while the sides differ did not play the last block (it is cleared
+    /// before it plays again, so it does not resume from a stale state).
+    var twinResting = true
 
     /// Audio thread, a mono board.
     @inline(__always)
@@ -493,9 +505,19 @@ struct BoardSlot {
     @inline(__always)
     mutating func run(_ left: UnsafeMutableBufferPointer<Float>, _ right: UnsafeMutableBufferPointer<Float>, stereo: inout Bool,
                       dry: UnsafeMutableBufferPointer<Float>, dryRight: UnsafeMutableBufferPointer<Float>, parameters: ParameterStore) {
-        if !stereo && (pedal.makesStereo || pedal.twin != nil || pedal.stereo?.widensNow == true) && !slot.isIdle(parameters) {
+        let twinJoins = pedal.twin != nil && !pedal.twinOnlyWhileWide
+        if !stereo && (pedal.makesStereo || twinJoins || pedal.stereo?.widensNow == true) && !slot.isIdle(parameters) {
             _ = right.baseAddress!.update(from: left.baseAddress!, count: left.count)
             stereo = true
+        }
+        if pedal.twinOnlyWhileWide {
+            // Sides that differ play through the twin from a clean start; equal ones need none.
+            if !stereo {
+                twinResting = true
+            } else if twinResting {
+                pedal.twin?.reset()
+                twinResting = false
+            }
         }
         slot.run(effect, pedal, left, stereo ? right : nil, dry: dry, dryRight: dryRight, parameters: parameters)
     }
@@ -823,6 +845,9 @@ struct StereoPedal {
     var twin: AudioEffect?
     /// It makes the sides differ (`StereoEffect.playsInStereo`).
     var makesStereo = false
+    /// Its twin stands after a pedal that only may make the sides differ (a cabinet): it plays
+    /// while they do, and the board stays mono through this pedal while they do not.
+    var twinOnlyWhileWide = false
 }
 
 typealias Buffer = UnsafeMutableBufferPointer<Float>

@@ -178,6 +178,46 @@ import StompboxTestSupport
         #expect(worst < 1e-6, "mono: \(worst)")
     }
 
+    /// The width of a stereo file survives the mono pedals after the cabinet: the EQ runs once
+    /// per side (its second instance plays only while the file is stereo), so each side is the
+    /// EQ applied to that side's channel. With a mono file the board stays mono through the EQ.
+    @Test func aStereoFileStaysStereoThroughTheEqualizerAfterIt() throws {
+        TestCabinets.install()
+        let folder = TemporaryFolder()
+        let left = Signal.noise(length: 3_000, amplitude: 0.2, seed: 41).enumerated().map { i, v in v * Float(exp(-Double(i) / 400)) }
+        let right = Signal.noise(length: 3_000, amplitude: 0.2, seed: 42).enumerated().map { i, v in v * Float(exp(-Double(i) / 600)) }
+        var interleaved = [Float](repeating: 0, count: 2 * left.count)
+        for i in left.indices { interleaved[2 * i] = left[i]; interleaved[2 * i + 1] = right[i] }
+        let path = folder.file("stereo.wav")
+        try AudioFile.write(AudioBuffer(samples: interleaved, sampleRate: 48_000, channels: 2), to: path)
+        let read = try ImpulseResponseFile.read(path, sampleRate: 48_000)
+        let eq: [Parameter: Float] = [.eqBand1: 9, .eqBand3: -6, .eqBand5: 4]
+        func board(_ kinds: [PedalKind]) -> Chain {
+            let c = Chain(board: kinds)
+            for kind in kinds { c.parameters.set(kind.enabledParameter, 1) }
+            for (p, v) in eq { c.parameters.set(p, v) }
+            c.prepare(sampleRate: 48_000, maximumBlockSize: 256)
+            return c
+        }
+        var x = [Float](repeating: 0, count: 6_000)
+        x[0] = 0.5
+        let withFile = board([.cab, .eq])
+        try #require(withFile.effect(.cab) as? Cabinet).load(file: path)
+        _ = Render.stereo(withFile, Signal.silence(4_800))
+        let (l, r) = Render.stereo(withFile, x)
+        for (side, channel, name) in [(l, read.channels[0], "left"), (r, read.channels[1], "right")] {
+            let expected = Render.stereo(board([.eq]), channel.map { 0.5 * $0 } + Signal.silence(x.count - channel.count)).0
+            let worst = zip(side, expected).map { abs($0 - $1) }.max()!
+            #expect(worst < 1e-5, "\(name): \(worst)")
+        }
+        #expect(Measure.rms(zip(l, r).map { $0 - $1 }) > 0.001, "the sides differ")
+        // A bundled (mono) cabinet: both sides equal, as the mono output.
+        let bundled = board([.cab, .eq])
+        let (ml, mr) = Render.stereo(bundled, x)
+        #expect(ml == mr)
+        #expect(ml == Render.through(board([.cab, .eq]), x))
+    }
+
     /// A preset keeps the file (its state), and a chain given that state plays the same file;
     /// at another rate the file is converted like the bundled ones.
     @Test func aPresetKeepsTheFile() throws {

@@ -136,14 +136,15 @@ import StompboxTestSupport
         #expect(left != right)
     }
 
-    @Test("twins only where needed: on the classic board every pedal after the flanger takes both sides itself (no second Looper or Tremolo), while an EQ or an overdrive moved after the delay gets one")
+    @Test("twins only where needed: on the default board every pedal after the flanger takes both sides itself (no second Looper or Tremolo) and the EQ after the cabinet gets one (for a stereo file), while an EQ or an overdrive moved after the delay gets one")
     func twinsOnlyForMonoPedalsAfterAStereoOne() {
         let controls = EngineControls()
         func twinned(_ board: [PedalKind]) -> [String] {
             let effects = board.map { $0.makeEffect(controls) }
             return zip(board, Chain.makeTwins(board, effects, controls: controls, kept: [:]).list).compactMap { $1 == nil ? nil : $0.id }
         }
-        #expect(twinned(PedalKind.builtIn) == [])
+        #expect(twinned(PedalKind.builtIn) == ["eq"])
+        #expect(twinned([.overdrive, .eq, .flanger, .tremolo, .delay, .reverb, .looper]) == [])
         #expect(twinned([.gate, .delay, .tremolo, .eq, .overdrive, .looper, .cab]) == ["eq", "overdrive"])
     }
 
