@@ -96,6 +96,20 @@ import StompboxTestSupport
         return path
     }
 
+    /// A stereo file of two decaying noises (3 000 frames, each side its seed and decay in
+    /// samples), and the response read back from it at 48 kHz.
+    func writeStereoIR(seeds: (UInt64, UInt64), decays: (Double, Double), in folder: TemporaryFolder) throws -> (String, ImpulseResponse) {
+        func side(_ seed: UInt64, _ decay: Double) -> [Float] {
+            Signal.noise(length: 3_000, amplitude: 0.2, seed: seed).enumerated().map { i, v in v * Float(exp(-Double(i) / decay)) }
+        }
+        let left = side(seeds.0, decays.0), right = side(seeds.1, decays.1)
+        var interleaved = [Float](repeating: 0, count: 2 * left.count)
+        for i in left.indices { interleaved[2 * i] = left[i]; interleaved[2 * i + 1] = right[i] }
+        let path = folder.file("stereo.wav")
+        try AudioFile.write(AudioBuffer(samples: interleaved, sampleRate: 48_000, channels: 2), to: path)
+        return (path, try ImpulseResponseFile.read(path, sampleRate: 48_000))
+    }
+
     /// One's own file, loaded while the cabinet plays: it takes over within 20 ms without a
     /// step, and then the output is exactly the input through the file's response; a second
     /// file replaces the first the same way; a file that cannot be used changes nothing.
@@ -149,13 +163,7 @@ import StompboxTestSupport
     @Test func aStereoFileGivesEachSideItsChannel() throws {
         TestCabinets.install()
         let folder = TemporaryFolder()
-        let left = Signal.noise(length: 3_000, amplitude: 0.2, seed: 31).enumerated().map { i, v in v * Float(exp(-Double(i) / 500)) }
-        let right = Signal.noise(length: 3_000, amplitude: 0.2, seed: 32).enumerated().map { i, v in v * Float(exp(-Double(i) / 700)) }
-        var interleaved = [Float](repeating: 0, count: 2 * left.count)
-        for i in left.indices { interleaved[2 * i] = left[i]; interleaved[2 * i + 1] = right[i] }
-        let path = folder.file("stereo.wav")
-        try AudioFile.write(AudioBuffer(samples: interleaved, sampleRate: 48_000, channels: 2), to: path)
-        let read = try ImpulseResponseFile.read(path, sampleRate: 48_000)
+        let (path, read) = try writeStereoIR(seeds: (31, 32), decays: (500, 700), in: folder)
         var x = [Float](repeating: 0, count: 4_096)
         x[0] = 0.5
         func chainWithTheFile() throws -> Chain {
@@ -184,13 +192,7 @@ import StompboxTestSupport
     @Test func aStereoFileStaysStereoThroughTheEqualizerAfterIt() throws {
         TestCabinets.install()
         let folder = TemporaryFolder()
-        let left = Signal.noise(length: 3_000, amplitude: 0.2, seed: 41).enumerated().map { i, v in v * Float(exp(-Double(i) / 400)) }
-        let right = Signal.noise(length: 3_000, amplitude: 0.2, seed: 42).enumerated().map { i, v in v * Float(exp(-Double(i) / 600)) }
-        var interleaved = [Float](repeating: 0, count: 2 * left.count)
-        for i in left.indices { interleaved[2 * i] = left[i]; interleaved[2 * i + 1] = right[i] }
-        let path = folder.file("stereo.wav")
-        try AudioFile.write(AudioBuffer(samples: interleaved, sampleRate: 48_000, channels: 2), to: path)
-        let read = try ImpulseResponseFile.read(path, sampleRate: 48_000)
+        let (path, read) = try writeStereoIR(seeds: (41, 42), decays: (400, 600), in: folder)
         let eq: [Parameter: Float] = [.eqBand1: 9, .eqBand3: -6, .eqBand5: 4]
         func board(_ kinds: [PedalKind]) -> Chain {
             let c = Chain(board: kinds)
