@@ -375,6 +375,13 @@ public final class FootControlDispatcher {
     public var onLocked: ((PedalKind) -> Void)?
     /// Controller levels last seen per action, so a switch's 127 acts once per press.
     private var lastLevels: [FootAction: Int] = [:]
+    /// When each action's controller last rose to 64 or above, and the actions whose controller
+    /// has shown itself momentary (see `switchMove`).
+    private var lastRises: [FootAction: Double] = [:]
+    private var momentary: Set<FootAction> = []
+    /// A controller that falls back below 64 sooner than this after rising is a momentary
+    /// footswitch's release, not a second press of a latching one.
+    public static let releaseWithin = 0.6
 
     public init(controls: EngineControls, board: @escaping () -> [PedalKind],
                 clock: @escaping () -> Double = { ProcessInfo.processInfo.systemUptime }) {
@@ -387,10 +394,13 @@ public final class FootControlDispatcher {
     @discardableResult
     public func perform(_ action: FootAction, _ input: FootInput = .press) -> FootAction? {
         var pressed = true
+        // What a switch does: a press toggles it.
+        var move = SwitchMove.toggle
         if case .level(let v) = input {
             let before = lastLevels[action] ?? 0
             lastLevels[action] = v
             pressed = v >= 64 && before < 64
+            move = switchMove(action, level: v, before: before)
         }
         switch action {
         case .preset, .nextPreset, .previousPreset, .tuner:
@@ -400,14 +410,14 @@ public final class FootControlDispatcher {
         case .tapTempo:
             if pressed, let bpm = tapTempo.tap(at: clock()) { controls.parameters.set(.tempo, Float(bpm)) }
         case .metronome:
-            switchParameter(.metronomeEnabled, input)
+            switchParameter(.metronomeEnabled, move)
         case .selectedPedal:
-            if let kind = selectedPedal() { switchPedal(kind, input) }
+            if let kind = selectedPedal() { switchPedal(kind, move) }
         case .pedal(let id):
-            if let kind = board().first(where: { $0.id == id }) { switchPedal(kind, input) }
+            if let kind = board().first(where: { $0.id == id }) { switchPedal(kind, move) }
         case .boardPosition(let n):
             let kinds = board()
-            if n >= 1 && n <= kinds.count { switchPedal(kinds[n - 1], input) }
+            if n >= 1 && n <= kinds.count { switchPedal(kinds[n - 1], move) }
         case .parameter(let id):
             guard let p = parameter(id) else { return nil }
             if case .level(let v) = input {
@@ -427,17 +437,51 @@ public final class FootControlDispatcher {
         return Parameter(id: id)
     }
 
-    private func switchPedal(_ kind: PedalKind, _ input: FootInput) {
+    /// What a controller's level does to a switch. A latching footswitch sends 127 on one press and 0 on the next: the level is the state.
+    /// A momentary one sends 127 while held and 0 on release: each press toggles, and a release
+    /// does nothing. Which kind a controller is shows when it falls back within
+    /// `releaseWithin` of rising (a foot's press); from then on its rises toggle, until it
+    /// stays up longer (a latching switch again).
+    private func switchMove(_ action: FootAction, level v: Int, before: Int) -> SwitchMove {
+        let now = clock()
+        if v >= 64 && before < 64 {
+            lastRises[action] = now
+            return momentary.contains(action) ? .toggle : .set(true)
+        }
+        if v < 64 && before >= 64, let rise = lastRises[action] {
+            if now - rise < FootControlDispatcher.releaseWithin {
+                momentary.insert(action)
+                return .stay
+            }
+            momentary.remove(action)
+            return .set(false)
+        }
+        // No edge (the same side again, or a first level): a latching switch's state.
+        return momentary.contains(action) ? .stay : .set(v >= 64)
+    }
+
+    private enum SwitchMove {
+        case toggle, set(Bool), stay
+    }
+
+    /// Where `move` takes a switch that stands at `on`, or nil for nowhere.
+    private static func target(_ move: SwitchMove, from on: Bool) -> Bool? {
+        switch move {
+        case .toggle: !on
+        case .set(let value): value
+        case .stay: nil
+        }
+    }
+
+    private func switchPedal(_ kind: PedalKind, _ move: SwitchMove) {
         let p = kind.enabledParameter
-        let on: Bool
-        if case .level(let v) = input { on = v >= 64 } else { on = !controls.parameters.isOn(p) }
+        guard let on = FootControlDispatcher.target(move, from: controls.parameters.isOn(p)) else { return }
         if on && isLocked(kind) { onLocked?(kind); return }
         controls.parameters.set(p, on ? 1 : 0)
     }
 
-    private func switchParameter(_ p: Parameter, _ input: FootInput) {
-        let on: Bool
-        if case .level(let v) = input { on = v >= 64 } else { on = !controls.parameters.isOn(p) }
+    private func switchParameter(_ p: Parameter, _ move: SwitchMove) {
+        guard let on = FootControlDispatcher.target(move, from: controls.parameters.isOn(p)) else { return }
         controls.parameters.set(p, on ? 1 : 0)
     }
 

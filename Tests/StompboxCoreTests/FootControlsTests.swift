@@ -116,6 +116,67 @@ struct FootControlsTests {
         #expect(folder.names().count == 1 && folder.names()[0].hasPrefix("controls.json.corrupt-"), "\(folder.names())")
     }
 
+    @Test("A momentary footswitch (127 while held, 0 on release) toggles the pedal on each press; a latching one (127, then 0 on the next press) sets it")
+    func momentaryAndLatchingControllers() {
+        let controls = EngineControls()
+        let p = controls.parameters
+        var now = 100.0
+        let board: [PedalKind] = [.overdrive, .delay]
+        let d = FootControlDispatcher(controls: controls, board: { board }, clock: { now })
+        p.set(.overdriveEnabled, 0)
+        // Momentary: each press is 127 then 0 a fifth of a second later.
+        func press(_ action: FootAction) {
+            d.perform(action, .level(127))
+            now += 0.2
+            d.perform(action, .level(0))
+            now += 1
+        }
+        press(.boardPosition(1))
+        #expect(p.isOn(.overdriveEnabled), "the first press switches it on, the release leaves it on")
+        press(.boardPosition(1))
+        #expect(!p.isOn(.overdriveEnabled), "the second press switches it off")
+        press(.boardPosition(1))
+        #expect(p.isOn(.overdriveEnabled))
+        // Switched off with the mouse meanwhile: the next press switches it on again.
+        p.set(.overdriveEnabled, 0)
+        press(.boardPosition(1))
+        #expect(p.isOn(.overdriveEnabled))
+        // The metronome's switch alike.
+        p.set(.metronomeEnabled, 0)
+        press(.metronome)
+        press(.metronome)
+        press(.metronome)
+        #expect(p.isOn(.metronomeEnabled))
+
+        // Latching: 127 on one press, 0 on the next, seconds apart: the level is the state.
+        p.set(.delayEnabled, 0)
+        d.perform(.boardPosition(2), .level(127))
+        #expect(p.isOn(.delayEnabled))
+        now += 3
+        d.perform(.boardPosition(2), .level(0))
+        #expect(!p.isOn(.delayEnabled))
+        now += 3
+        d.perform(.boardPosition(2), .level(127))
+        #expect(p.isOn(.delayEnabled))
+        now += 3
+        d.perform(.boardPosition(2), .level(0))
+        #expect(!p.isOn(.delayEnabled))
+        // A momentary switch held down longer than a press: its release switches the pedal off
+        // again (it played while held), and it counts as latching from then on.
+        p.set(.overdriveEnabled, 0)
+        d.perform(.boardPosition(1), .level(127))
+        #expect(p.isOn(.overdriveEnabled))
+        now += 2
+        d.perform(.boardPosition(1), .level(0))
+        #expect(!p.isOn(.overdriveEnabled))
+        now += 1
+        d.perform(.boardPosition(1), .level(127))
+        #expect(p.isOn(.overdriveEnabled), "latching now: 127 is on")
+        now += 0.1
+        d.perform(.boardPosition(1), .level(127))
+        #expect(p.isOn(.overdriveEnabled), "the same level again changes nothing")
+    }
+
     @Test("The dispatcher switches pedals (a press toggles, a controller sets), steps knobs, taps the Looper and the tempo")
     func dispatcher() {
         let controls = EngineControls()

@@ -146,8 +146,13 @@ struct MIDIWindowTests {
         // The defaults: Program Change 2 plays preset 3, CC 80 switches the board's first pedal.
         try sender.send([0xC0, 2])
         #expect(waitUntil(seconds: 3) { session.selectedSlot == 2 }, "\(foot())")
+        // A momentary footswitch's press (127, and 0 on release): on; the next press: off.
         try sender.send([0xB0, 80, 127])
+        try sender.send([0xB0, 80, 0])
         #expect(waitUntil(seconds: 3) { session.parameter("overdrive.enabled") == 1 })
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(session.parameter("overdrive.enabled") == 1, "the release left it on")
+        try sender.send([0xB0, 80, 127])
         try sender.send([0xB0, 80, 0])
         #expect(waitUntil(seconds: 3) { session.parameter("overdrive.enabled") == 0 })
 
