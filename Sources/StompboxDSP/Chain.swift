@@ -478,6 +478,7 @@ final class Board {
         for i in 0..<count {
             slots[i].slot.prepare(sampleRate: sampleRate, maximumBlockSize: maximumBlockSize, latency: kinds[i].latency(sampleRate))
             slots[i].slot.snap(parameters)
+            slots[i].twinFadeStep = Float(1 / (BoardSlot.twinFadeSeconds * sampleRate))
         }
     }
 }
@@ -493,6 +494,12 @@ struct BoardSlot {
     /// A twin that plays only while the sides differ did not play the last block (it is cleared
     /// before it plays again, so it does not resume from a stale state).
     var twinResting = true
+    /// How far the right side has faded from the left's output to the twin's since the twin
+    /// started (0…1): a twin that starts clean sounds unlike one that has been playing for a
+    /// moment (a filter's state fills within a few ms), and the fade hides that.
+    var twinFade: Float = 1
+    var twinFadeStep: Float = 1.0 / 960
+    static let twinFadeSeconds = 0.02
 
     /// Audio thread, a mono board.
     @inline(__always)
@@ -517,9 +524,19 @@ struct BoardSlot {
             } else if twinResting {
                 pedal.twin?.reset()
                 twinResting = false
+                twinFade = 0
             }
         }
         slot.run(effect, pedal, left, stereo ? right : nil, dry: dry, dryRight: dryRight, parameters: parameters)
+        if twinFade < 1 && stereo {
+            var g = twinFade
+            let step = twinFadeStep
+            for i in 0..<left.count {
+                g = min(1, g + step)
+                right[i] = left[i] + g * (right[i] - left[i])
+            }
+            twinFade = g
+        }
     }
 
     /// Audio thread: a pedal joining the board starts clean, and ignores footswitch requests

@@ -220,6 +220,33 @@ import StompboxTestSupport
         #expect(ml == Render.through(board([.cab, .eq]), x))
     }
 
+    /// A stereo file loaded while the guitar plays: the EQ's second instance starts clean as the
+    /// sides part, under the cabinet's 20 ms crossfade, and neither side steps further than the
+    /// signals crossed do.
+    @Test func aStereoFileSwapsInWithoutAClickThroughTheEqualizer() throws {
+        TestCabinets.install()
+        let folder = TemporaryFolder()
+        let (path, _) = try writeStereoIR(seeds: (51, 52), decays: (500, 900), in: folder)
+        let x = zip(Signal.sine(frequency: 110, seconds: 1.5, amplitude: 0.3), Signal.sine(frequency: 660, seconds: 1.5, amplitude: 0.1)).map { $0 + $1 }
+        let c = Chain(board: [.cab, .eq])
+        for kind in [PedalKind.cab, .eq] { c.parameters.set(kind.enabledParameter, 1) }
+        c.parameters.set(.eqBand1, 12)
+        c.parameters.set(.eqBand2, -9)
+        c.prepare(sampleRate: 48_000, maximumBlockSize: 256)
+        let swap = 24_064
+        var (l, r) = Render.stereo(c, Array(x[..<swap]))
+        try #require(c.effect(.cab) as? Cabinet).load(file: path)
+        let (l2, r2) = Render.stereo(c, Array(x[swap...]))
+        l += l2
+        r += r2
+        #expect(Measure.rms(zip(l[(swap + 4_800)...], r[(swap + 4_800)...]).map { $0 - $1 }) > 0.01, "the sides part")
+        for (side, name) in [(l, "left"), (r, "right")] {
+            let before = Measure.largestStep(Array(side[4_800..<swap])), after = Measure.largestStep(Array(side[(swap + 4_800)...]))
+            let step = Measure.largestStep(Array(side[(swap - 1)..<(swap + 2_400)]))
+            #expect(step <= 1.2 * max(before, after) + 0.002, "\(name): step \(step) at the swap; \(before) before, \(after) after")
+        }
+    }
+
     /// A preset keeps the file (its state), and a chain given that state plays the same file;
     /// at another rate the file is converted like the bundled ones.
     @Test func aPresetKeepsTheFile() throws {
