@@ -153,6 +153,10 @@ final class Oversampler {
     /// `amount` of the curve and 1 − `amount` of the straight line through 0 (whose mean
     /// between two points is their average), so the stage delays alike whatever the blend.
     func saturate(_ state: inout CurveState, gain: Float, amount: Float, count n: Int) {
+        if amount == 0 {
+            straightLine(&state, gain: gain, count: n)
+            return
+        }
         let bias = state.bias, offset = state.offset
         let phase0 = scratchRow(4)
         let curve = amount, line = (1 - amount) / 2, constant = amount * offset + (1 - amount) * bias
@@ -181,6 +185,27 @@ final class Oversampler {
                 let sum = wBefore[i] + w[i]
                 w[i] = sum * (curve / (sBefore[i] + s[i]) + line) - constant
             }
+        }
+        row(0).update(from: phase0, count: n)
+    }
+
+    /// `saturate(gain:amount:)` at amount 0, the same numbers without the curve's square roots and
+    /// divisions: each point the mean of it and the point before, less the bias.
+    private func straightLine(_ state: inout CurveState, gain: Float, count n: Int) {
+        let bias = state.bias
+        let phase0 = scratchRow(4)
+        for p in 0..<4 {
+            let r = row(p)
+            for i in 0..<n { r[i] = gain * r[i] + bias }
+        }
+        let w0 = row(0), w3 = row(3)
+        phase0[0] = (state.lastValue + w0[0]) * 0.5 - bias
+        for i in 1..<n { phase0[i] = (w3[i - 1] + w0[i]) * 0.5 - bias }
+        state.lastValue = w3[n - 1]
+        state.lastRoot = (1 + w3[n - 1] * w3[n - 1]).squareRoot()
+        for p in stride(from: 3, through: 1, by: -1) {
+            let w = row(p), wBefore = row(p - 1)
+            for i in 0..<n { w[i] = (wBefore[i] + w[i]) * 0.5 - bias }
         }
         row(0).update(from: phase0, count: n)
     }
