@@ -78,6 +78,9 @@ public final class Cabinet: AudioEffect, RestorableEffect, FileLoadingEffect, St
     /// The right side's, on a stereo board.
     private var convolverRight: Convolver?
     private var convolverRightRef: Unmanaged<Convolver>?
+    /// Whether the right side played the last block. When it starts (the sides part here), its
+    /// convolver takes the left's history: until then both sides were the same signal.
+    private var rightPlaying = false
     /// One kernel per bundled cabinet (nil where it could not be read), and the same unretained
     /// for the audio thread (no reference counting there).
     private var kernels: [ConvolutionKernel?] = []
@@ -91,6 +94,9 @@ public final class Cabinet: AudioEffect, RestorableEffect, FileLoadingEffect, St
     public let fileDescription = "impulse response"
     /// A file's kernel waiting for the audio thread, and one it let go (+1 retained, or 0).
     private let pendingFile = Atomic<UInt>(0)
+    /// Whether the file waiting is stereo: the board turns stereo here from the block that takes
+    /// it, as its crossfade begins (the audio thread does not look into a kernel it does not own).
+    private let pendingIsStereo = Atomic<Bool>(false)
     private let retiredFile = Atomic<UInt>(0)
     /// Why a cabinet could not be read (for messages), by id.
     public private(set) var problems: [String: String] = [:]
@@ -141,6 +147,7 @@ public final class Cabinet: AudioEffect, RestorableEffect, FileLoadingEffect, St
             return
         }
         let new = UInt(bitPattern: Unmanaged.passRetained(kernel).toOpaque())
+        pendingIsStereo.store(kernel.right != nil, ordering: .relaxed)
         let waiting = pendingFile.exchange(new, ordering: .acquiringAndReleasing)
         if waiting != 0 { Cabinet.release(waiting) }
         parameters.set(.cabImpulse, Float(Cabinet.fileIndex))
@@ -231,6 +238,7 @@ public final class Cabinet: AudioEffect, RestorableEffect, FileLoadingEffect, St
     public func reset() {
         convolver?.reset()
         convolverRight?.reset()
+        rightPlaying = false
         current = choice()
         next = current
         fadePosition = fadeLength
@@ -287,14 +295,15 @@ public final class Cabinet: AudioEffect, RestorableEffect, FileLoadingEffect, St
     /// A stereo file would.
     public var mayWiden: Bool { true }
 
-    /// A stereo file is loaded (playing, or crossfading out): the board turns stereo here, and
-    /// the right side's convolver keeps up with its input. Audio thread.
+    /// A stereo file is loaded (playing, crossfading out, or waiting to be taken): the board turns
+    /// stereo here, and the right side's convolver keeps up with its input. Audio thread.
     public var widensNow: Bool {
         @inline(__always) func stereo(_ i: Int) -> Bool {
             guard let kernel = kernelRefs[i] else { return false }
             return kernel._withUnsafeGuaranteedRef { $0.right != nil }
         }
         return stereo(Cabinet.fileIndex) || stereo(Cabinet.replacedIndex)
+            || (pendingFile.load(ordering: .relaxed) != 0 && pendingIsStereo.load(ordering: .relaxed))
     }
 
     /// The kernel a side plays: the right side a stereo response's second channel.
@@ -306,6 +315,12 @@ public final class Cabinet: AudioEffect, RestorableEffect, FileLoadingEffect, St
 
     private func run(_ x: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>?, _ n: Int) {
         guard let convolverRef, let convolverRightRef else { return }
+        if right != nil && !rightPlaying {
+            convolverRightRef._withUnsafeGuaranteedRef { right in
+                convolverRef._withUnsafeGuaranteedRef { right.copyState(from: $0) }
+            }
+        }
+        rightPlaying = right != nil
         for i in 0..<n where !x[i].isFinite { x[i] = 0 }
         if let right { for i in 0..<n where !right[i].isFinite { right[i] = 0 } }
         level.setTarget(decibelsToGain(parameters.load(.cabLevel)))

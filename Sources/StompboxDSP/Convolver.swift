@@ -180,6 +180,20 @@ public final class Convolver {
         newest = 0
     }
 
+    /// Takes `other`'s input history and tails (a convolver of the same partition and capacity),
+    /// so it goes on as if it had heard the same input: the right side's convolver when the
+    /// sides part, having been mono until then. Audio thread safe (copies, no allocation).
+    public func copyState(from other: Convolver) {
+        guard other.partition == partition && other.capacity == capacity else { reset(); return }
+        history.update(from: other.history, count: 2 * partition)
+        frames.update(from: other.frames, count: capacity * 2 * bins)
+        previous.update(from: other.previous, count: partition)
+        tails.update(from: other.tails, count: 2 * partition)
+        owners = other.owners
+        filled = other.filled
+        newest = other.newest
+    }
+
     /// The slot holding `kernel`'s tail for the current block; computed now from the input
     /// already complete if no slot has it (a kernel just switched to), taking the slot that
     /// `other` does not hold.
