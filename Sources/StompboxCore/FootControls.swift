@@ -437,9 +437,9 @@ public final class FootControlDispatcher {
         return Parameter(id: id)
     }
 
-    /// What a controller's level does to a switch. A latching footswitch sends 127 on one press and 0 on the next: the level is the state.
-    /// A momentary one sends 127 while held and 0 on release: each press toggles, and a release
-    /// does nothing. Which kind a controller is shows when it falls back within
+    /// What a controller's level does to a switch. A latching footswitch sends 127 on one press
+    /// and 0 on the next: the level is the state. A momentary one sends 127 while held and 0 on
+    /// release: each press toggles, and a release does nothing. Which kind a controller is shows when it falls back within
     /// `releaseWithin` of rising (a foot's press); from then on its rises toggle, until it
     /// stays up longer (a latching switch again).
     private func switchMove(_ action: FootAction, level v: Int, before: Int) -> SwitchMove {

@@ -166,13 +166,9 @@ public final class Cabinet: AudioEffect, RestorableEffect, FileLoadingEffect, St
 
     public func prepare(sampleRate: Double, maximumBlockSize: Int) {
         self.sampleRate = sampleRate
-        scratch.deallocate()
         capacity = maximumBlockSize
-        scratch = .allocate(capacity: max(1, maximumBlockSize))
-        scratch.initialize(repeating: 0, count: max(1, maximumBlockSize))
-        scratchRight.deallocate()
-        scratchRight = .allocate(capacity: max(1, maximumBlockSize))
-        scratchRight.initialize(repeating: 0, count: max(1, maximumBlockSize))
+        reallocateZeroed(&scratch, count: max(1, maximumBlockSize))
+        reallocateZeroed(&scratchRight, count: max(1, maximumBlockSize))
         level.prepare(sampleRate: sampleRate)
         fadeLength = max(1, Int(sampleRate * Cabinet.crossfadeTime))
         let longest = Int(Cabinet.longest * sampleRate)

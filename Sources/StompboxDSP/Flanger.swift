@@ -65,12 +65,8 @@ public final class Flanger: StereoEffect {
             * Double(1 + Flanger.sweepAtFullDepth)
         var size = 1
         while size < Int(maximum) + 8 { size *= 2 }
-        line.deallocate()
-        line = .allocate(capacity: size)
-        line.initialize(repeating: 0, count: size)
-        lineRight.deallocate()
-        lineRight = .allocate(capacity: size)
-        lineRight.initialize(repeating: 0, count: size)
+        reallocateZeroed(&line, count: size)
+        reallocateZeroed(&lineRight, count: size)
         spread.prepare(sampleRate: sampleRate)
         lineMask = size - 1
         increment.prepare(sampleRate: sampleRate)

@@ -64,15 +64,9 @@ final class Oversampler {
     /// Sizes the buffers for chunks of up to `maximumBlockSize` base-rate samples. Not on the audio thread.
     func prepare(maximumBlockSize: Int) {
         capacity = maximumBlockSize
-        buffer.deallocate()
-        buffer = .allocate(capacity: rowLength)
-        buffer.initialize(repeating: 0, count: rowLength)
-        rows.deallocate()
-        rows = .allocate(capacity: 4 * rowLength)
-        rows.initialize(repeating: 0, count: 4 * rowLength)
-        scratch.deallocate()
-        scratch = .allocate(capacity: 5 * capacity)
-        scratch.initialize(repeating: 0, count: 5 * capacity)
+        reallocateZeroed(&buffer, count: rowLength)
+        reallocateZeroed(&rows, count: 4 * rowLength)
+        reallocateZeroed(&scratch, count: 5 * capacity)
     }
 
     /// Clears the filters' histories.
