@@ -3,7 +3,8 @@ import Foundation
 import Synchronization
 
 /// An impulse response made ready for `Convolver`: its first `partition` taps for the direct
-/// (time-domain) head, and the spectra of the following partitions of `partition` taps each.
+/// (time-domain) head, and the spectra of all its partitions of `partition` taps each (the
+/// first one's too, for blocks that arrive whole).
 /// Built off the audio thread (FFTs); immutable afterwards, read by the audio thread.
 public final class ConvolutionKernel: @unchecked Sendable {
     /// Taps per partition (the head's length and the FFT block: the transform is twice this).
@@ -12,9 +13,10 @@ public final class ConvolutionKernel: @unchecked Sendable {
     public let length: Int
     /// The head's taps, reversed (`head[P − 1 − m] = h[m]`), so each output is one dot product.
     let head: UnsafeMutablePointer<Float>
-    /// Partitions 1…count of the tail: `bins` real parts then `bins` imaginary parts each, scaled
-    /// by 1/(2P) so the inverse transform needs no scaling.
+    /// Partitions 0…`tailPartitions` (the head's, then the tail's): `bins` real parts then `bins`
+    /// imaginary parts each, scaled by 1/(2P) so the inverse transform needs no scaling.
     let spectra: UnsafeMutablePointer<Float>
+    /// How many partitions follow the head's.
     let tailPartitions: Int
     var bins: Int { partition + 1 }
     /// A stereo impulse response's right side, kept alive with this one (its left side); read on
@@ -38,18 +40,17 @@ public final class ConvolutionKernel: @unchecked Sendable {
         for m in 0..<min(partition, taps.count) { head[partition - 1 - m] = taps[m] }
         tailPartitions = max(0, (taps.count - 1) / partition)
         let bins = partition + 1
-        spectra = .allocate(capacity: max(1, tailPartitions * 2 * bins))
-        spectra.initialize(repeating: 0, count: max(1, tailPartitions * 2 * bins))
-        guard tailPartitions > 0 else { return }
+        spectra = .allocate(capacity: (tailPartitions + 1) * 2 * bins)
+        spectra.initialize(repeating: 0, count: (tailPartitions + 1) * 2 * bins)
         let fft = FFTPair(size: 2 * partition)
         defer { fft.free() }
         let scale = 1 / Float(2 * partition)
-        for k in 1...tailPartitions {
+        for k in 0...tailPartitions {
             fft.real.update(repeating: 0, count: 2 * partition)
             let start = k * partition
-            for m in 0..<min(partition, taps.count - start) { fft.real[m] = taps[start + m] * scale }
+            for m in 0..<max(0, min(partition, taps.count - start)) { fft.real[m] = taps[start + m] * scale }
             fft.forward()
-            let re = spectra + (k - 1) * 2 * bins, im = re + bins
+            let re = spectra + k * 2 * bins, im = re + bins
             for b in 0..<bins {
                 re[b] = fft.complex[2 * b]
                 im[b] = fft.complex[2 * b + 1]
@@ -110,10 +111,16 @@ struct FFTPair {
 }
 
 /// Convolution with an impulse response by uniformly partitioned FFT (overlap-save, a
-/// frequency-domain delay line of the input's spectra), with no added latency: the first
-/// partition is applied directly in the time domain, sample by sample, and the rest (whose
-/// delay is at least one partition) is computed once per partition from the input blocks
-/// already complete, then added to the next partition of output.
+/// frequency-domain delay line of the input's spectra), with no added latency.
+/// - A block of P samples that arrives whole (a call's input from a partition boundary on, as
+///   with the usual block sizes: 128, 256 … 1024) is convolved with every partition at once in
+///   the frequency domain: one forward and one inverse transform, and its output is ready in
+///   the same call.
+/// - Input that arrives in smaller pieces (blocks of 64, or a call cut short) gets the first
+///   partition directly in the time domain, sample by sample, and the rest (whose delay is at
+///   least one partition) from the input blocks already complete.
+/// Both ways give the same convolution (to rounding: about 1e-7 of the signal), and they may
+/// alternate from one block to the next.
 ///
 /// Two kernels can be applied at once: while the impulse response changes, the old and the new
 /// one run from the same input history and their outputs are crossfaded (no restart).
@@ -131,16 +138,19 @@ public final class Convolver {
     private let history: UnsafeMutablePointer<Float>
     /// How many samples of the current block have arrived.
     private var filled = 0
-    /// The spectra of the last `capacity` overlapping input frames (2P samples: the block before
-    /// and the block), split real/imaginary, newest at `newest`.
+    /// The spectra of the last `capacity + 1` overlapping input frames (2P samples: the block
+    /// before and the block), split real/imaginary, newest at `newest`.
     private let frames: UnsafeMutablePointer<Float>
     private var newest = 0
     /// The previous complete block, the first half of the next frame.
     private let previous: UnsafeMutablePointer<Float>
     /// Two slots, each the tail's output for the current block of the kernel that owns it (its
-    /// address: kernels live as long as the effect that uses this convolver).
+    /// address: kernels live as long as the effect that uses this convolver); computed when a
+    /// block begins to arrive in pieces, forgotten when it is complete.
     private let tails: UnsafeMutablePointer<Float>
     private var owners: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) = (nil, nil)
+    private var frameCount: Int { capacity + 1 }
+    /// A sum's real parts, then its imaginary parts (`bins` each).
     private let accumulator: UnsafeMutablePointer<Float>
 
     public init(partition: Int = Convolver.defaultPartition, longestKernel taps: Int) {
@@ -150,8 +160,8 @@ public final class Convolver {
         history = .allocate(capacity: 2 * partition)
         history.initialize(repeating: 0, count: 2 * partition)
         let bins = partition + 1
-        frames = .allocate(capacity: capacity * 2 * bins)
-        frames.initialize(repeating: 0, count: capacity * 2 * bins)
+        frames = .allocate(capacity: (capacity + 1) * 2 * bins)
+        frames.initialize(repeating: 0, count: (capacity + 1) * 2 * bins)
         previous = .allocate(capacity: partition)
         previous.initialize(repeating: 0, count: partition)
         tails = .allocate(capacity: 2 * partition)
@@ -172,7 +182,7 @@ public final class Convolver {
     /// Forgets the input. Audio thread safe.
     public func reset() {
         history.update(repeating: 0, count: 2 * partition)
-        frames.update(repeating: 0, count: capacity * 2 * bins)
+        frames.update(repeating: 0, count: frameCount * 2 * bins)
         previous.update(repeating: 0, count: partition)
         tails.update(repeating: 0, count: 2 * partition)
         owners = (nil, nil)
@@ -186,7 +196,7 @@ public final class Convolver {
     public func copyState(from other: Convolver) {
         guard other.partition == partition && other.capacity == capacity else { reset(); return }
         history.update(from: other.history, count: 2 * partition)
-        frames.update(from: other.frames, count: capacity * 2 * bins)
+        frames.update(from: other.frames, count: frameCount * 2 * bins)
         previous.update(from: other.previous, count: partition)
         tails.update(from: other.tails, count: 2 * partition)
         owners = other.owners
@@ -226,13 +236,23 @@ public final class Convolver {
     private func run(_ input: UnsafePointer<Float>, _ n: Int, _ first: ConvolutionKernel, _ out: UnsafeMutablePointer<Float>,
                      _ second: ConvolutionKernel, _ out2: UnsafeMutablePointer<Float>, both: Bool) {
         let p = partition
-        let firstTail = slot(for: first, keeping: second, both)
-        let secondTail = both ? slot(for: second, keeping: first, true) : firstTail
         var done = 0
         while done < n {
-            let m = min(n - done, p - filled)
             // The block being filled sits after the last P − 1 samples of input.
             let block = history + (p - 1)
+            if filled == 0 && n - done >= p {
+                // A whole block: every partition in the frequency domain.
+                block.update(from: input + done, count: p)
+                pushFrame(block)
+                whole(first, into: out + done)
+                if both { whole(second, into: out2 + done) }
+                history.update(from: history + p, count: p - 1)
+                done += p
+                continue
+            }
+            let firstTail = slot(for: first, keeping: second, both)
+            let secondTail = both ? slot(for: second, keeping: first, true) : firstTail
+            let m = min(n - done, p - filled)
             block.advanced(by: filled).update(from: input + done, count: m)
             Convolver.head(history + filled, first.head, p, count: m, plus: firstTail + filled, into: out + done)
             if both {
@@ -240,17 +260,46 @@ public final class Convolver {
             }
             filled += m
             done += m
-            if filled == p { completeBlock(first, into: firstTail, second, into: secondTail, both: both) }
+            if filled == p {
+                pushFrame(block)
+                // Keep the last P − 1 samples for the head.
+                history.update(from: history + p, count: p - 1)
+                filled = 0
+            }
         }
     }
 
     /// `count` outputs of the head (plus the tail's share): output i is Σ_j reversedHead[j]·x[i + j].
     /// Eight outputs at a time, each tap multiplying eight consecutive inputs: no horizontal
-    /// sums. `out` may overlap the input it was copied from, not `x`.
+    /// sums. Thirty-two at a time where there are that many: four independent sums, so one sum's
+    /// additions do not wait for each other's results (a single sum is bound by the adder's
+    /// latency, 128 taps in a row). Each output's terms are added in the same order either way.
+    /// `out` may overlap the input it was copied from, not `x`.
     @inline(__always)
     private static func head(_ x: UnsafePointer<Float>, _ reversedHead: UnsafePointer<Float>, _ taps: Int, count: Int,
                              plus tail: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>) {
         var i = 0
+        while i + 32 <= count {
+            var s0 = UnsafeRawPointer(tail + i).loadUnaligned(as: SIMD8<Float>.self)
+            var s1 = UnsafeRawPointer(tail + i + 8).loadUnaligned(as: SIMD8<Float>.self)
+            var s2 = UnsafeRawPointer(tail + i + 16).loadUnaligned(as: SIMD8<Float>.self)
+            var s3 = UnsafeRawPointer(tail + i + 24).loadUnaligned(as: SIMD8<Float>.self)
+            let base = UnsafeRawPointer(x + i)
+            for j in 0..<taps {
+                let h = SIMD8(repeating: reversedHead[j])
+                let at = base + j * MemoryLayout<Float>.stride
+                s0 += h * at.loadUnaligned(as: SIMD8<Float>.self)
+                s1 += h * at.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self)
+                s2 += h * at.loadUnaligned(fromByteOffset: 64, as: SIMD8<Float>.self)
+                s3 += h * at.loadUnaligned(fromByteOffset: 96, as: SIMD8<Float>.self)
+            }
+            let o = UnsafeMutableRawPointer(out + i)
+            o.storeBytes(of: s0, as: SIMD8<Float>.self)
+            o.storeBytes(of: s1, toByteOffset: 32, as: SIMD8<Float>.self)
+            o.storeBytes(of: s2, toByteOffset: 64, as: SIMD8<Float>.self)
+            o.storeBytes(of: s3, toByteOffset: 96, as: SIMD8<Float>.self)
+            i += 32
+        }
         while i + 8 <= count {
             var sum = UnsafeRawPointer(tail + i).loadUnaligned(as: SIMD8<Float>.self)
             let base = x + i
@@ -282,86 +331,98 @@ public final class Convolver {
         return sum.sum() + rest
     }
 
-    /// A block of P is complete: its frame's spectrum joins the delay line, the tails of the
-    /// next block are computed, and the head's history moves on.
-    private func completeBlock(_ first: ConvolutionKernel, into firstTail: UnsafeMutablePointer<Float>,
-                               _ second: ConvolutionKernel, into secondTail: UnsafeMutablePointer<Float>, both: Bool) {
+    /// A block of P is complete (at `block`): its frame's spectrum joins the delay line, and the
+    /// tails computed for it are forgotten.
+    private func pushFrame(_ block: UnsafePointer<Float>) {
         let p = partition, bins = self.bins
-        let block = history + (p - 1)
         // Frame = [previous block, this block].
         fft.real.update(from: previous, count: p)
         (fft.real + p).update(from: block, count: p)
         previous.update(from: block, count: p)
         fft.forward()
-        newest = (newest + 1) % capacity
+        newest = (newest + 1) % frameCount
         let re = frames + newest * 2 * bins, im = re + bins
         for b in 0..<bins {
             re[b] = fft.complex[2 * b]
             im[b] = fft.complex[2 * b + 1]
         }
-        tail(of: first, into: firstTail)
-        if both { tail(of: second, into: secondTail) }
-        // A slot not computed for this block is stale.
-        let keep: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) = (Unmanaged.passUnretained(first).toOpaque(),
-                                                                          both ? Unmanaged.passUnretained(second).toOpaque() : nil)
-        if owners.0 != keep.0 && owners.0 != keep.1 { owners.0 = nil }
-        if owners.1 != keep.0 && owners.1 != keep.1 { owners.1 = nil }
-        // Keep the last P − 1 samples for the head.
-        history.update(from: history + p, count: p - 1)
-        filled = 0
+        owners = (nil, nil)
+    }
+
+    /// The newest block's output, all partitions: Σ_{k=0…K} frame(newest − k) · H_k, inverted;
+    /// the last P samples of the inverse are the block's.
+    private func whole(_ kernel: ConvolutionKernel, into out: UnsafeMutablePointer<Float>) {
+        let count = min(kernel.tailPartitions, capacity)
+        sum(kernel, partitions: 0...count, newestFrameFor: 0)
+        fft.inverse()
+        out.update(from: fft.real + partition, count: partition)
     }
 
     /// The next block's share of partitions 1…K: Σ_k frame(newest − k + 1) · H_k, inverted; the
     /// last P samples of the inverse are the block's.
     private func tail(of kernel: ConvolutionKernel, into out: UnsafeMutablePointer<Float>) {
-        let p = partition, bins = self.bins
+        let p = partition
         let count = min(kernel.tailPartitions, capacity)
         guard count > 0 else {
             out.update(repeating: 0, count: p)
             return
         }
-        let accRe = accumulator, accIm = accumulator + bins
-        accRe.update(repeating: 0, count: 2 * bins)
-        for k in 1...count {
-            // Partition k applies to the frame k − 1 blocks before the newest.
-            let slot = (newest - (k - 1) + capacity) % capacity
-            let xr = frames + slot * 2 * bins, xi = xr + bins
-            let hr = kernel.spectra + (k - 1) * 2 * bins, hi = hr + bins
-            Convolver.multiplyAdd(xr, xi, hr, hi, accRe, accIm, bins)
-        }
-        for b in 0..<bins {
-            fft.complex[2 * b] = accRe[b]
-            fft.complex[2 * b + 1] = accIm[b]
-        }
+        sum(kernel, partitions: 1...count, newestFrameFor: 1)
         fft.inverse()
         out.update(from: fft.real + p, count: p)
     }
 
-    /// acc += x · h (complex, split), eight bins at a time.
-    @inline(__always)
-    private static func multiplyAdd(_ xr: UnsafePointer<Float>, _ xi: UnsafePointer<Float>,
-                                    _ hr: UnsafePointer<Float>, _ hi: UnsafePointer<Float>,
-                                    _ ar: UnsafeMutablePointer<Float>, _ ai: UnsafeMutablePointer<Float>, _ n: Int) {
+    /// Into `fft.complex`: Σ over `partitions` of frame(newest − k + `lead`) · H_k, partition by
+    /// partition in order for each bin. Sixteen bins at a time, their sums held in registers
+    /// across the partitions (no stores between them).
+    private func sum(_ kernel: ConvolutionKernel, partitions: ClosedRange<Int>, newestFrameFor lead: Int) {
+        let bins = self.bins, stride = 2 * bins
+        let frameCount = self.frameCount, newest = self.newest
+        let ar = accumulator, ai = accumulator + bins
         var b = 0
-        while b + 8 <= n {
-            let a = UnsafeRawPointer(xr + b).loadUnaligned(as: SIMD8<Float>.self)
-            let c = UnsafeRawPointer(xi + b).loadUnaligned(as: SIMD8<Float>.self)
-            let d = UnsafeRawPointer(hr + b).loadUnaligned(as: SIMD8<Float>.self)
-            let e = UnsafeRawPointer(hi + b).loadUnaligned(as: SIMD8<Float>.self)
-            var r = UnsafeRawPointer(ar + b).loadUnaligned(as: SIMD8<Float>.self)
-            var i = UnsafeRawPointer(ai + b).loadUnaligned(as: SIMD8<Float>.self)
-            // Multiply and add apart: a fused multiply-add is a library call per lane on the
-            // baseline x86-64 this is built for.
-            r += a * d - c * e
-            i += a * e + c * d
-            UnsafeMutableRawPointer(ar + b).storeBytes(of: r, as: SIMD8<Float>.self)
-            UnsafeMutableRawPointer(ai + b).storeBytes(of: i, as: SIMD8<Float>.self)
-            b += 8
+        while b + 16 <= bins {
+            var r0 = SIMD8<Float>(), r1 = SIMD8<Float>(), i0 = SIMD8<Float>(), i1 = SIMD8<Float>()
+            for k in partitions {
+                var slot = newest - k + lead
+                if slot < 0 { slot += frameCount }
+                let x = UnsafeRawPointer(frames + slot * stride + b), h = UnsafeRawPointer(kernel.spectra + k * stride + b)
+                let imaginary = bins * MemoryLayout<Float>.stride
+                let xr0 = x.loadUnaligned(as: SIMD8<Float>.self), xr1 = x.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self)
+                let xi0 = x.loadUnaligned(fromByteOffset: imaginary, as: SIMD8<Float>.self)
+                let xi1 = x.loadUnaligned(fromByteOffset: imaginary + 32, as: SIMD8<Float>.self)
+                let hr0 = h.loadUnaligned(as: SIMD8<Float>.self), hr1 = h.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self)
+                let hi0 = h.loadUnaligned(fromByteOffset: imaginary, as: SIMD8<Float>.self)
+                let hi1 = h.loadUnaligned(fromByteOffset: imaginary + 32, as: SIMD8<Float>.self)
+                // Multiply and add apart (no fused multiply-add: the same numbers on every x86-64).
+                r0 += xr0 * hr0 - xi0 * hi0
+                i0 += xr0 * hi0 + xi0 * hr0
+                r1 += xr1 * hr1 - xi1 * hi1
+                i1 += xr1 * hi1 + xi1 * hr1
+            }
+            UnsafeMutableRawPointer(ar + b).storeBytes(of: r0, as: SIMD8<Float>.self)
+            UnsafeMutableRawPointer(ar + b + 8).storeBytes(of: r1, as: SIMD8<Float>.self)
+            UnsafeMutableRawPointer(ai + b).storeBytes(of: i0, as: SIMD8<Float>.self)
+            UnsafeMutableRawPointer(ai + b + 8).storeBytes(of: i1, as: SIMD8<Float>.self)
+            b += 16
         }
-        while b < n {
-            ar[b] += xr[b] * hr[b] - xi[b] * hi[b]
-            ai[b] += xr[b] * hi[b] + xi[b] * hr[b]
+        while b < bins {
+            var r: Float = 0, i: Float = 0
+            for k in partitions {
+                var slot = newest - k + lead
+                if slot < 0 { slot += frameCount }
+                let xr = frames[slot * stride + b], xi = frames[slot * stride + bins + b]
+                let hr = kernel.spectra[k * stride + b], hi = kernel.spectra[k * stride + bins + b]
+                r += xr * hr - xi * hi
+                i += xr * hi + xi * hr
+            }
+            ar[b] = r
+            ai[b] = i
             b += 1
+        }
+        let out = fft.complex
+        for b in 0..<bins {
+            out[2 * b] = ar[b]
+            out[2 * b + 1] = ai[b]
         }
     }
 }
