@@ -39,8 +39,9 @@ public protocol CabinetSource: Sendable {
 /// - `cab.level_db` is the output level; at 0 dB the impulse response is applied exactly as
 ///   recorded.
 ///
-/// The convolution is a uniformly partitioned FFT convolution (`Convolver`, FFTW) with the first
-/// partition in the time domain: no added latency. Impulse responses longer than 1 s are cut
+/// The convolution is a uniformly partitioned FFT convolution (`Convolver`, FFTW) with no
+/// added latency: a whole block of a partition is convolved in the call that brings it, and
+/// smaller pieces get the first partition in the time domain. Impulse responses longer than 1 s are cut
 /// there (with a short fade).
 ///
 /// A stereo impulse response file (two channels or more) plays its first channel on the left
