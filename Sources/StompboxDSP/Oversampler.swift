@@ -66,7 +66,8 @@ final class Oversampler {
         capacity = maximumBlockSize
         reallocateZeroed(&buffer, count: rowLength)
         reallocateZeroed(&rows, count: 4 * rowLength)
-        reallocateZeroed(&scratch, count: 5 * capacity)
+        // (One more than five rows: a filter's running values start one place ahead.)
+        reallocateZeroed(&scratch, count: 5 * capacity + 1)
     }
 
     /// Clears the filters' histories.
@@ -275,26 +276,27 @@ final class Oversampler {
         }
         state.lastInput = r3[n - 1]
         var y = state.lastOutput
-        // Y ← a⁴·Y + u₃ in sequence would make each group wait on the one before (a multiply and
-        // an add). Four groups at a time, with their sums of u₃ formed beside the sequence, it
-        // waits once per four: Y after four groups = a¹⁶·Y + (a¹²·u + a⁸·u′ + a⁴·u″ + u‴).
-        let a8 = a4 * a4, a12 = a8 * a4, a16 = a8 * a8
+        // Y_i = a⁴·Y_{i−1} + u₃[i], with before[i] = Y_{i−1}: in sequence, each group would wait
+        // on the one before (a multiply and an add). Eight groups at a time, as a prefix sum in
+        // one vector (three shift-multiply-adds, beside the sequence), it waits once per eight:
+        // Y_{i+k} = a^(4(k+1))·Y_{i−1} + Σ_{j≤k} a^(4(k−j))·u₃[i+j].
+        before[0] = y
+        let a8 = a4 * a4, a16 = a8 * a8
+        let powers = SIMD8<Float>(a4, a8, a8 * a4, a16, a16 * a4, a16 * a8, a16 * a8 * a4, a16 * a16)
         var i = 0
-        while i + 4 <= n {
-            let v0 = u3[i], v1 = u3[i + 1], v2 = u3[i + 2], v3 = u3[i + 3]
-            let w1 = a4 * v0 + v1
-            let w2 = a4 * w1 + v2
-            let w3 = a4 * w2 + v3
-            before[i] = y
-            before[i + 1] = a4 * y + v0
-            before[i + 2] = a8 * y + w1
-            before[i + 3] = a12 * y + w2
-            y = a16 * y + w3
-            i += 4
+        while i + 8 <= n {
+            var v = UnsafeRawPointer(u3 + i).loadUnaligned(as: SIMD8<Float>.self)
+            v += a4 * SIMD8(0, v[0], v[1], v[2], v[3], v[4], v[5], v[6])
+            v += a8 * SIMD8(0, 0, v[0], v[1], v[2], v[3], v[4], v[5])
+            v += a16 * SIMD8(0, 0, 0, 0, v[0], v[1], v[2], v[3])
+            let values = powers * SIMD8(repeating: y) + v
+            UnsafeMutableRawPointer(before + i + 1).storeBytes(of: values, as: SIMD8<Float>.self)
+            y = values[7]
+            i += 8
         }
         while i < n {
-            before[i] = y
             y = a4 * y + u3[i]
+            before[i + 1] = y
             i += 1
         }
         state.lastOutput = y
