@@ -102,15 +102,21 @@ public final class Amp: AudioEffect {
     private var inputPole: Float = 0.9974, inputX: Float = 0, inputY: Float = 0
     private var dcPole: Float = 0.9987, dcX: Float = 0, dcY: Float = 0
     private var toneStack = ToneStack()
+    /// A chunk's differences (the high-passes' inputs).
+    private var differences = UnsafeMutablePointer<Float>.allocate(capacity: 1)
 
     public init(parameters: ParameterStore) {
         self.parameters = parameters
+        differences.initialize(to: 0)
     }
+
+    deinit { differences.deallocate() }
 
     public func prepare(sampleRate: Double, maximumBlockSize: Int) {
         self.sampleRate = sampleRate
         capacity = maximumBlockSize
         oversampler.prepare(maximumBlockSize: maximumBlockSize)
+        reallocateZeroed(&differences, count: max(1, maximumBlockSize))
         drive.prepare(sampleRate: sampleRate)
         stage2Gain.prepare(sampleRate: sampleRate)
         stage2Amount.prepare(sampleRate: sampleRate)
@@ -205,20 +211,20 @@ public final class Amp: AudioEffect {
     /// Coupling high-pass and pre-gain at the base rate, then the three stages at 4×.
     private func preamp(_ chunk: UnsafeMutablePointer<Float>, _ n: Int) {
         let input = oversampler.input
-        let pole = inputPole
-        var x1 = inputX, y1 = inputY
+        for i in 0..<n { chunk[i] = Amp.conditioned(chunk[i]) }
+        // The high-pass y = pole·y + (x − x′), its differences first, then the run.
+        input[0] = chunk[0] - inputX
+        for i in 1..<n { input[i] = chunk[i] - chunk[i - 1] }
+        inputX = chunk[n - 1]
+        inputY = onePoleRun(input, into: input, count: n, pole: inputPole, from: inputY)
         var drive = self.drive
-        let ramping = drive.isRamping, g = drive.current
-        for i in 0..<n {
-            let x = Amp.conditioned(chunk[i])
-            let y = x - x1 + pole * y1
-            x1 = x
-            y1 = y
-            input[i] = y * (ramping ? drive.next() : g)
+        if drive.isRamping {
+            for i in 0..<n { input[i] *= drive.next() }
+        } else {
+            let g = drive.current
+            for i in 0..<n { input[i] *= g }
         }
         self.drive = drive
-        inputX = x1
-        inputY = y1
 
         let o = oversampler
         o.upsample(count: n)
@@ -234,24 +240,21 @@ public final class Amp: AudioEffect {
         o.downsample(into: chunk, count: n)
     }
 
-    /// DC blocker, the tone stack and the level.
+    /// DC blocker, the tone stack and the level, each a pass over the chunk.
     private func postProcess(_ chunk: UnsafeMutablePointer<Float>, _ n: Int) {
-        let pole = dcPole
-        var dx1 = dcX, dy1 = dcY
-        var stack = toneStack
+        let e = differences
+        e[0] = chunk[0] - dcX
+        for i in 1..<n { e[i] = chunk[i] - chunk[i - 1] }
+        dcX = chunk[n - 1]
+        dcY = onePoleRun(e, into: chunk, count: n, pole: dcPole, from: dcY)
+        toneStack.run(chunk, count: n)
         var master = self.master
-        let constantLevel = !master.isRamping, g = master.current
-        for i in 0..<n {
-            let x = chunk[i]
-            let d = x - dx1 + pole * dy1
-            dx1 = x
-            dy1 = d
-            let y = Float(stack.process(Double(d)))
-            chunk[i] = y * (constantLevel ? g : master.next())
+        if master.isRamping {
+            for i in 0..<n { chunk[i] *= master.next() }
+        } else {
+            let g = master.current
+            for i in 0..<n { chunk[i] *= g }
         }
-        dcX = dx1
-        dcY = dy1
-        toneStack = stack
         self.master = master
     }
 
@@ -271,6 +274,11 @@ struct ToneStack {
 
     private var b0 = 0.0, b1 = 0.0, b2 = 0.0, b3 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0
     private var x1 = 0.0, x2 = 0.0, x3 = 0.0, y1 = 0.0, y2 = 0.0, y3 = 0.0
+    /// Four outputs at a time (`run`): output k of a group is m_k · (y₁, y₂, y₃) (the outputs
+    /// before the group) plus the group's own input filtered from rest, whose all-pole part is
+    /// the impulse response h₁…h₃ of 1/A(z).
+    private var m1 = SIMD4<Double>(), m2 = SIMD4<Double>(), m3 = SIMD4<Double>(), m4 = SIMD4<Double>()
+    private var h1 = 0.0, h2 = 0.0, h3 = 0.0
 
     /// The bass pot's position for a knob at `knob` (0…1): an audio taper, 15 % at noon.
     static func bassPosition(_ knob: Float) -> Double {
@@ -326,6 +334,14 @@ struct ToneStack {
         a1 = (3 + d1 - d2 - 3 * d3) / a0
         a2 = (3 - d1 - d2 + 3 * d3) / a0
         a3 = (1 - d1 + d2 - d3) / a0
+        // y[t+1] = −a₁y[t] − a₂y[t−1] − a₃y[t−2] + f[t+1], and so on through y[t+4].
+        m1 = SIMD4(-a1, -a2, -a3, 0)
+        m2 = -a1 * m1 + SIMD4(-a2, -a3, 0, 0)
+        m3 = -a1 * m2 - a2 * m1 + SIMD4(-a3, 0, 0, 0)
+        m4 = -a1 * m3 - a2 * m2 - a3 * m1
+        h1 = -a1
+        h2 = -a1 * h1 - a2
+        h3 = -a1 * h2 - a2 * h1 - a3
     }
 
     mutating func clear() {
@@ -336,6 +352,40 @@ struct ToneStack {
     mutating func flush() {
         if abs(y1) < 1e-15 && abs(y2) < 1e-15 && abs(y3) < 1e-15 && abs(x1) < 1e-15 && abs(x2) < 1e-15 && abs(x3) < 1e-15 {
             clear()
+        }
+    }
+
+    /// The filter over `io[0..<n]`, in place. Four samples at a time: each group's outputs come
+    /// from the outputs before it and its own inputs, so the recursion waits once per group (a
+    /// multiply and two adds) instead of once per sample.
+    mutating func run(_ io: UnsafeMutablePointer<Float>, count n: Int) {
+        var x1 = self.x1, x2 = self.x2, x3 = self.x3
+        var p0 = y1, p1 = y2, p2 = y3
+        let b0 = self.b0, b1 = self.b1, b2 = self.b2, b3 = self.b3
+        let m1 = self.m1, m2 = self.m2, m3 = self.m3, m4 = self.m4
+        let h1 = self.h1, h2 = self.h2, h3 = self.h3
+        var i = 0
+        while i + 4 <= n {
+            let xa = Double(io[i]), xb = Double(io[i + 1]), xc = Double(io[i + 2]), xd = Double(io[i + 3])
+            let f1 = b0 * xa + b1 * x1 + b2 * x2 + b3 * x3
+            let f2 = b0 * xb + b1 * xa + b2 * x1 + b3 * x2
+            let f3 = b0 * xc + b1 * xb + b2 * xa + b3 * x1
+            let f4 = b0 * xd + b1 * xc + b2 * xb + b3 * xa
+            let q2 = f2 + h1 * f1, q3 = f3 + h1 * f2 + h2 * f1, q4 = f4 + h1 * f3 + h2 * f2 + h3 * f1
+            let ya = (m1[0] * p0 + m1[1] * p1) + (m1[2] * p2 + f1)
+            let yb = (m2[0] * p0 + m2[1] * p1) + (m2[2] * p2 + q2)
+            let yc = (m3[0] * p0 + m3[1] * p1) + (m3[2] * p2 + q3)
+            let yd = (m4[0] * p0 + m4[1] * p1) + (m4[2] * p2 + q4)
+            io[i] = Float(ya); io[i + 1] = Float(yb); io[i + 2] = Float(yc); io[i + 3] = Float(yd)
+            x3 = xb; x2 = xc; x1 = xd
+            p2 = yb; p1 = yc; p0 = yd
+            i += 4
+        }
+        self.x1 = x1; self.x2 = x2; self.x3 = x3
+        y1 = p0; y2 = p1; y3 = p2
+        while i < n {
+            io[i] = Float(process(Double(io[i])))
+            i += 1
         }
     }
 

@@ -46,14 +46,23 @@ public final class Overdrive: AudioEffect {
     /// signal itself, so a moving tone knob (new coefficients every 32 samples) does not zipper.
     private var toneB0: Float = 0, toneB1: Float = 0, toneA1: Float = 0, toneA2: Float = 0
     private var toneX1: Float = 0, toneX2: Float = 0, toneY1: Float = 0, toneY2: Float = 0
+    /// Four outputs at a time: output k of a group is toneM_k · (y₁, y₂) (the outputs before
+    /// the group) plus the group's own input filtered from rest (all-pole part h₁…h₃).
+    private var toneM: (SIMD2<Float>, SIMD2<Float>, SIMD2<Float>, SIMD2<Float>) = (.zero, .zero, .zero, .zero)
+    private var toneH: SIMD4<Float> = .zero
+    /// A chunk's differences (the DC blocker's input).
+    private var differences = UnsafeMutablePointer<Float>.allocate(capacity: 1)
 
     /// `oversamplingFactor` 4 is the pedal; 1 runs the identical curve at the base rate.
     public init(parameters: ParameterStore, oversamplingFactor: Int = 4) {
         precondition(oversamplingFactor == 1 || oversamplingFactor == 4, "oversampling is 1 or 4")
         self.parameters = parameters
         self.oversamplingFactor = oversamplingFactor
+        differences.initialize(to: 0)
         updateTone(0.5)
     }
+
+    deinit { differences.deallocate() }
 
     public func prepare(sampleRate: Double, maximumBlockSize: Int) {
         self.sampleRate = sampleRate
@@ -63,6 +72,7 @@ public final class Overdrive: AudioEffect {
         dcPole = Float(1 - 2 * Double.pi * 8 / sampleRate)
         capacity = maximumBlockSize
         oversampler.prepare(maximumBlockSize: maximumBlockSize)
+        reallocateZeroed(&differences, count: max(1, maximumBlockSize))
         reset()
     }
 
@@ -138,38 +148,62 @@ public final class Overdrive: AudioEffect {
         oversampler.downsample(into: chunk, count: n)
     }
 
-    /// DC blocker, tone low-pass, output level. Two short recursions the processor overlaps.
+    /// DC blocker, tone low-pass, output level: a pass each over the chunk.
     private func postProcess(_ chunk: UnsafeMutablePointer<Float>, _ n: Int) {
-        let pole = dcPole
-        var level = self.level, tone = self.tone
-        var dx1 = dcInput, dy1 = dcOutput
+        let e = differences
+        e[0] = chunk[0] - dcInput
+        for i in 1..<n { e[i] = chunk[i] - chunk[i - 1] }
+        dcInput = chunk[n - 1]
+        dcOutput = onePoleRun(e, into: chunk, count: n, pole: dcPole, from: dcOutput)
+
+        var tone = self.tone
         var x1 = toneX1, x2 = toneX2, y1 = toneY1, y2 = toneY2
         var start = 0
         while start < n {
             let m = tone.isRamping ? min(Overdrive.subBlock, n - start) : n - start
             if tone.isRamping { updateTone(tone.skip(m)) }
-            // Low-pass: b2 = b0, and y[n−1] enters last (one multiply and one add per sample).
+            // Low-pass: b2 = b0. Four at a time, the recursion waiting once per four.
             let b0 = toneB0, b1 = toneB1, a1 = toneA1, a2 = toneA2
-            let constantLevel = !level.isRamping, g = level.current
-            for i in start..<(start + m) {
-                let x = chunk[i]
-                let d = x - dx1 + pole * dy1
-                dx1 = x
-                dy1 = d
+            let (m1, m2, m3, m4) = toneM, h = toneH
+            var i = start
+            let end = start + m
+            while i + 4 <= end {
+                let d0 = chunk[i], d1 = chunk[i + 1], d2 = chunk[i + 2], d3 = chunk[i + 3]
+                let f0 = b0 * (d0 + x2) + b1 * x1
+                let f1 = b0 * (d1 + x1) + b1 * d0
+                let f2 = b0 * (d2 + d0) + b1 * d1
+                let f3 = b0 * (d3 + d1) + b1 * d2
+                let q1 = f1 + h[1] * f0, q2 = f2 + h[1] * f1 + h[2] * f0, q3 = f3 + h[1] * f2 + h[2] * f1 + h[3] * f0
+                let ya = (m1[0] * y1 + m1[1] * y2) + f0
+                let yb = (m2[0] * y1 + m2[1] * y2) + q1
+                let yc = (m3[0] * y1 + m3[1] * y2) + q2
+                let yd = (m4[0] * y1 + m4[1] * y2) + q3
+                chunk[i] = ya; chunk[i + 1] = yb; chunk[i + 2] = yc; chunk[i + 3] = yd
+                x2 = d2; x1 = d3
+                y2 = yc; y1 = yd
+                i += 4
+            }
+            while i < end {
+                let d = chunk[i]
                 let y = (b0 * (d + x2) + b1 * x1 - a2 * y2) - a1 * y1
-                x2 = x1
-                x1 = d
-                y2 = y1
-                y1 = y
-                chunk[i] = y * (constantLevel ? g : level.next())
+                x2 = x1; x1 = d
+                y2 = y1; y1 = y
+                chunk[i] = y
+                i += 1
             }
             start += m
         }
-        self.level = level
         self.tone = tone
-        dcInput = dx1
-        dcOutput = dy1
         toneX1 = x1; toneX2 = x2; toneY1 = y1; toneY2 = y2
+
+        var level = self.level
+        if level.isRamping {
+            for i in 0..<n { chunk[i] *= level.next() }
+        } else {
+            let g = level.current
+            for i in 0..<n { chunk[i] *= g }
+        }
+        self.level = level
     }
 
     /// tone 0…1 → cutoff 800 Hz…8 kHz on a log travel.
@@ -184,6 +218,13 @@ public final class Overdrive: AudioEffect {
         toneB1 = Float((1 - cosW) / a0)
         toneA1 = Float(-2 * cosW / a0)
         toneA2 = Float((1 - alpha) / a0)
+        // y[t+1] = −a₁y[t] − a₂y[t−1] + f[t+1], and so on through y[t+4].
+        let a1 = -2 * cosW / a0, a2 = (1 - alpha) / a0
+        let m1 = SIMD2(-a1, -a2), m2 = -a1 * m1 + SIMD2(-a2, 0)
+        let m3 = -a1 * m2 - a2 * m1, m4 = -a1 * m3 - a2 * m2
+        toneM = (SIMD2<Float>(m1), SIMD2<Float>(m2), SIMD2<Float>(m3), SIMD2<Float>(m4))
+        let h1 = -a1, h2 = -a1 * h1 - a2, h3 = -a1 * h2 - a2 * h1
+        toneH = SIMD4<Float>(SIMD4(1, h1, h2, h3))
     }
 }
 

@@ -277,28 +277,9 @@ final class Oversampler {
         state.lastInput = r3[n - 1]
         var y = state.lastOutput
         // Y_i = a⁴·Y_{i−1} + u₃[i], with before[i] = Y_{i−1}: in sequence, each group would wait
-        // on the one before (a multiply and an add). Eight groups at a time, as a prefix sum in
-        // one vector (three shift-multiply-adds, beside the sequence), it waits once per eight:
-        // Y_{i+k} = a^(4(k+1))·Y_{i−1} + Σ_{j≤k} a^(4(k−j))·u₃[i+j].
+        // on the one before; `onePoleRun` waits once per eight groups.
         before[0] = y
-        let a8 = a4 * a4, a16 = a8 * a8
-        let powers = SIMD8<Float>(a4, a8, a8 * a4, a16, a16 * a4, a16 * a8, a16 * a8 * a4, a16 * a16)
-        var i = 0
-        while i + 8 <= n {
-            var v = UnsafeRawPointer(u3 + i).loadUnaligned(as: SIMD8<Float>.self)
-            v += a4 * SIMD8(0, v[0], v[1], v[2], v[3], v[4], v[5], v[6])
-            v += a8 * SIMD8(0, 0, v[0], v[1], v[2], v[3], v[4], v[5])
-            v += a16 * SIMD8(0, 0, 0, 0, v[0], v[1], v[2], v[3])
-            let values = powers * SIMD8(repeating: y) + v
-            UnsafeMutableRawPointer(before + i + 1).storeBytes(of: values, as: SIMD8<Float>.self)
-            y = values[7]
-            i += 8
-        }
-        while i < n {
-            y = a4 * y + u3[i]
-            before[i + 1] = y
-            i += 1
-        }
+        y = onePoleRun(u3, into: before + 1, count: n, pole: a4, from: y)
         state.lastOutput = y
         for i in 0..<n {
             let b = before[i]

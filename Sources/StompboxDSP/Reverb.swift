@@ -281,22 +281,25 @@ public final class Reverb: StereoEffect {
         modulationNow = (end2, end5)
         let frameMask = (lineMask << 3) | 7
         let c = dampingCoefficient
-        let pole = SIMD4<Float>(repeating: 1 - c)
+        let pole = SIMD8<Float>(repeating: 1 - c)
         // Mixing matrix: H2 ⊗ Householder4, all entries ±1/(2√2): orthogonal and dense. The
         // lines hold the mix scaled by √2 (one multiply saved per sample); the factor 1/√2 is
         // folded into the loop gains, the output taps and the input injection instead.
         let r: Float = 0.70710678
-        let qA = (c * r) * SIMD4(lineGains[0], lineGains[1], lineGains[2], lineGains[3])
-        let qB = (c * r) * SIMD4(lineGains[4], lineGains[5], lineGains[6], lineGains[7])
-        var yA = lowpassA, yB = lowpassB
-        let half = SIMD4<Float>(repeating: 0.5)
-        // Input enters every line, with alternating signs; the output taps alternate too.
-        let signs = SIMD4<Float>(1, -1, 1, -1)
-        let injectA = signs * 0.5, injectB = -injectA
+        // The eight lines as one vector: lines 0…3 (A) in the low half, 4…7 (B) in the high one.
+        let q = (c * r) * SIMD8(lineGains[0], lineGains[1], lineGains[2], lineGains[3],
+                                lineGains[4], lineGains[5], lineGains[6], lineGains[7])
+        var y = SIMD8(lowHalf: lowpassA, highHalf: lowpassB)
+        let half = SIMD8<Float>(repeating: 0.5)
+        // H2: A + B in the low half, A − B in the high one (y·signs + the halves swapped).
+        let halves = SIMD8<Float>(1, 1, 1, 1, -1, -1, -1, -1)
+        // Input enters every line, with alternating signs (the high half's the opposite of the
+        // low half's); the output taps alternate too.
+        let inject = SIMD8<Float>(0.5, -0.5, 0.5, -0.5, -0.5, 0.5, -0.5, 0.5)
         // Line values below 1e-15 (−300 dB) are written as exact zeros: no denormals, and a
         // dying tail ends in true silence. Compared as magnitudes (sign bit cleared).
-        let magnitude = SIMD4<UInt32>(repeating: 0x7fff_ffff)
-        let floor = SIMD4<UInt32>(repeating: Float(1e-15).bitPattern)
+        let magnitude = SIMD8<UInt32>(repeating: 0x7fff_ffff)
+        let floor = SIMD8<UInt32>(repeating: Float(1e-15).bitPattern)
         var w = lineIndex << 3
         let stereo = right != nil, tapsB = self.tapsB
 
@@ -325,36 +328,29 @@ public final class Reverb: StereoEffect {
         offset2 = Float(fixed2) * Reverb.fixedScale
         offset5 = Float(fixed5) * Reverb.fixedScale
         for i in start..<end {
-            let sA = SIMD4(r0[w], r1[w], modulated2[i], r3[w])
-            let sB = SIMD4(r4[w], modulated5[i], r6[w], r7[w])
+            let sv = SIMD8(r0[w], r1[w], modulated2[i], r3[w], r4[w], modulated5[i], r6[w], r7[w])
 
             // Decay gain and damping low-pass in one: y = pole·y + (1 − pole)·g·s.
-            yA = pole * yA + qA * sA
-            yB = pole * yB + qB * sB
+            y = pole * y + q * sv
 
-            let t = yA + yB, d = yA - yB
-            // Sums across lanes, left in every lane: two swaps and two adds each.
-            let t2 = t + SIMD4(t[1], t[0], t[3], t[2]), d2 = d + SIMD4(d[1], d[0], d[3], d[2])
-            let tSum = t2 + SIMD4(t2[2], t2[3], t2[0], t2[1]), dSum = d2 + SIMD4(d2[2], d2[3], d2[0], d2[1])
-            let x = u[i]
-            let outA = t - half * tSum + injectA * x
-            let outB = d - half * dSum + injectB * x
-            let bitsA = unsafeBitCast(outA, to: SIMD4<UInt32>.self)
-            let bitsB = unsafeBitCast(outB, to: SIMD4<UInt32>.self)
-            let keptA = unsafeBitCast(bitsA.replacing(with: 0, where: (bitsA & magnitude) .< floor), to: SIMD4<Float>.self)
-            let keptB = unsafeBitCast(bitsB.replacing(with: 0, where: (bitsB & magnitude) .< floor), to: SIMD4<Float>.self)
+            let z = y * halves + SIMD8(y[4], y[5], y[6], y[7], y[0], y[1], y[2], y[3])
+            // Householder4 in each half: each lane less half the half's sum, the sums across
+            // lanes left in every lane of their half by two swaps and two adds.
+            let z2 = z + SIMD8(z[1], z[0], z[3], z[2], z[5], z[4], z[7], z[6])
+            let sums = z2 + SIMD8(z2[2], z2[3], z2[0], z2[1], z2[6], z2[7], z2[4], z2[5])
+            let out = z - half * sums + inject * u[i]
+            let bits = unsafeBitCast(out, to: SIMD8<UInt32>.self)
+            let kept = unsafeBitCast(bits.replacing(with: 0, where: (bits & magnitude) .< floor), to: SIMD8<Float>.self)
             let frame = UnsafeMutableRawPointer(lines + w)
-            frame.storeBytes(of: keptA, as: SIMD4<Float>.self)
-            frame.storeBytes(of: keptB, toByteOffset: 16, as: SIMD4<Float>.self)
-            frame.storeBytes(of: keptA, toByteOffset: span << 2, as: SIMD4<Float>.self)
-            frame.storeBytes(of: keptB, toByteOffset: (span << 2) + 16, as: SIMD4<Float>.self)
+            frame.storeBytes(of: kept, as: SIMD8<Float>.self)
+            frame.storeBytes(of: kept, toByteOffset: span << 2, as: SIMD8<Float>.self)
             w = (w &+ 8) & frameMask
 
             if stereo {
-                UnsafeMutableRawPointer(taps + (i << 2)).storeBytes(of: sA, as: SIMD4<Float>.self)
-                UnsafeMutableRawPointer(tapsB + (i << 2)).storeBytes(of: sB, as: SIMD4<Float>.self)
+                UnsafeMutableRawPointer(taps + (i << 2)).storeBytes(of: sv.lowHalf, as: SIMD4<Float>.self)
+                UnsafeMutableRawPointer(tapsB + (i << 2)).storeBytes(of: sv.highHalf, as: SIMD4<Float>.self)
             } else {
-                UnsafeMutableRawPointer(taps + (i << 2)).storeBytes(of: sA - sB, as: SIMD4<Float>.self)
+                UnsafeMutableRawPointer(taps + (i << 2)).storeBytes(of: sv.lowHalf - sv.highHalf, as: SIMD4<Float>.self)
             }
         }
         start = end
@@ -377,8 +373,8 @@ public final class Reverb: StereoEffect {
                 u[i] = outputTap * ((d[0] - d[1]) + (d[2] - d[3]))
             }
         }
-        lowpassA = yA
-        lowpassB = yB
+        lowpassA = y.lowHalf
+        lowpassB = y.highHalf
 
         // A local copy: no exclusivity check per sample on the class's stored property.
         @inline(__always) func addWet(_ side: UnsafeMutablePointer<Float>, _ wet: UnsafeMutablePointer<Float>) -> SmoothedValue {
