@@ -4,8 +4,8 @@ import Foundation
 /// network (29…74 ms lines) mixed by an orthogonal matrix (H2 ⊗ Householder4: every line feeds
 /// every other with equal weight, and the network itself neither gains nor loses energy).
 /// Each line's output passes a gain that sets the decay time and a one-pole low-pass that
-/// damps high frequencies faster, the way air and soft walls do. The eight lines run as two
-/// 4-wide vectors (about 8 ns a sample on the development machine).
+/// damps high frequencies faster, the way air and soft walls do. The eight lines run as one
+/// 8-wide vector.
 ///
 /// - `reverb.size` sets the low-frequency decay time RT60 from `shortestDecay` to
 ///   `longestDecay` (exponentially: equal knob travel, equal ratio).
