@@ -3,22 +3,34 @@
 ///
 /// Step by step, each value waits on the one before (a multiply and an add: about 8 cycles,
 /// 3.6 ns on the development host). Here eight values at a time are a prefix sum in one vector
-/// (three shift-multiply-adds, which do not wait on the run), and only
-/// Y_{i+k} = pole^(k+1)·Y_{i−1} + v_k waits: once per eight values.
+/// (three shift-multiply-adds, which do not wait on the run): Y_{i+k} = pole^(k+1)·Y_{i−1} + v_k.
+/// Sixteen at a time, only the value after them waits on the one before them, as one scalar
+/// multiply and add: Y_{i+15} = pole¹⁶·Y_{i−1} + (pole⁸·v₇ + w₇).
 @inline(__always)
 func onePoleRun(_ e: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>, count n: Int, pole a: Float, from y: Float) -> Float {
-    let a2 = a * a, a4 = a2 * a2
-    let powers = SIMD8<Float>(a, a2, a2 * a, a4, a4 * a, a4 * a2, a4 * a2 * a, a4 * a4)
-    var y = y
-    var i = 0
-    while i + 8 <= n {
-        var v = UnsafeRawPointer(e + i).loadUnaligned(as: SIMD8<Float>.self)
+    let a2 = a * a, a4 = a2 * a2, a8 = a4 * a4, a16 = a8 * a8
+    let powers = SIMD8<Float>(a, a2, a2 * a, a4, a4 * a, a4 * a2, a4 * a2 * a, a8)
+    @inline(__always) func prefix(_ at: Int) -> SIMD8<Float> {
+        var v = UnsafeRawPointer(e + at).loadUnaligned(as: SIMD8<Float>.self)
         v += a * SIMD8(0, v[0], v[1], v[2], v[3], v[4], v[5], v[6])
         v += a2 * SIMD8(0, 0, v[0], v[1], v[2], v[3], v[4], v[5])
         v += a4 * SIMD8(0, 0, 0, 0, v[0], v[1], v[2], v[3])
-        let values = powers * SIMD8(repeating: y) + v
-        UnsafeMutableRawPointer(out + i).storeBytes(of: values, as: SIMD8<Float>.self)
-        y = values[7]
+        return v
+    }
+    var y = y
+    var i = 0
+    while i + 16 <= n {
+        let v = prefix(i), w = prefix(i + 8)
+        let middle = a8 * y + v[7]
+        UnsafeMutableRawPointer(out + i).storeBytes(of: powers * SIMD8(repeating: y) + v, as: SIMD8<Float>.self)
+        UnsafeMutableRawPointer(out + i + 8).storeBytes(of: powers * SIMD8(repeating: middle) + w, as: SIMD8<Float>.self)
+        y = a16 * y + (a8 * v[7] + w[7])
+        i += 16
+    }
+    while i + 8 <= n {
+        let v = prefix(i)
+        UnsafeMutableRawPointer(out + i).storeBytes(of: powers * SIMD8(repeating: y) + v, as: SIMD8<Float>.self)
+        y = a8 * y + v[7]
         i += 8
     }
     while i < n {

@@ -169,10 +169,13 @@ import Testing
             }
         }
         let left = (0..<frames).map { y.samples[2 * $0] }
-        // The output file is 24-bit: within one step of the chain's own floats (libsndfile
-        // scales by 2²³ − 1 writing and 2²³ reading).
+        // The output file is 24-bit (libsndfile scales by 2²³ − 1 writing and 2²³ reading), and
+        // the render also cuts a block where a file chunk ends, which the chain in one go does
+        // not: the pedals' recursions, computed sixteen samples at a time, round differently
+        // around such a cut (3.5 steps seen). Within 8 steps of 24-bit (−122 dB); a sample lost or
+        // repeated at a chunk's edge is an error the size of the signal.
         let error = zip(left, expected).map { abs($0 - $1) }.max() ?? 1
-        #expect(error <= pcm24Step, "largest difference \(error)")
+        #expect(error <= 8 * pcm24Step, "largest difference \(error)")
     }
 
     @Test func theScheduleOfAnEmptyRenderIsEmpty() {
