@@ -721,11 +721,13 @@ struct PedalSlot {
     @inline(__always)
     static func wet(_ effect: AudioEffect, _ pedal: StereoPedal, _ left: Buffer, _ right: Buffer?) {
         guard let right else { effect.process(left); return }
-        if let stereo = pedal.stereo {
-            stereo.process(left: left, right: right)
-        } else if let twin = pedal.twin {
+        // (Optional chaining borrows the pedal's references; `if let` would retain and release
+        // them on the audio thread.)
+        if pedal.stereo != nil {
+            pedal.stereo?.process(left: left, right: right)
+        } else if pedal.twin != nil {
             effect.process(left)
-            twin.process(right)
+            pedal.twin?.process(right)
         } else {
             for i in left.indices { left[i] = 0.5 * (left[i] + right[i]) }
             effect.process(left)
