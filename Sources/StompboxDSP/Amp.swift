@@ -102,21 +102,21 @@ public final class Amp: AudioEffect {
     private var inputPole: Float = 0.9974, inputX: Float = 0, inputY: Float = 0
     private var dcPole: Float = 0.9987, dcX: Float = 0, dcY: Float = 0
     private var toneStack = ToneStack()
-    /// A chunk's differences (the high-passes' inputs).
-    private var differences = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+    /// A chunk's differences (the DC blocker's input).
+    private var scratch = UnsafeMutablePointer<Float>.allocate(capacity: 1)
 
     public init(parameters: ParameterStore) {
         self.parameters = parameters
-        differences.initialize(to: 0)
+        scratch.initialize(to: 0)
     }
 
-    deinit { differences.deallocate() }
+    deinit { scratch.deallocate() }
 
     public func prepare(sampleRate: Double, maximumBlockSize: Int) {
         self.sampleRate = sampleRate
         capacity = maximumBlockSize
         oversampler.prepare(maximumBlockSize: maximumBlockSize)
-        reallocateZeroed(&differences, count: max(1, maximumBlockSize))
+        reallocateZeroed(&scratch, count: max(1, maximumBlockSize))
         drive.prepare(sampleRate: sampleRate)
         stage2Gain.prepare(sampleRate: sampleRate)
         stage2Amount.prepare(sampleRate: sampleRate)
@@ -213,18 +213,9 @@ public final class Amp: AudioEffect {
         let input = oversampler.input
         for i in 0..<n { chunk[i] = Amp.conditioned(chunk[i]) }
         // The high-pass y = pole·y + (x − x′), its differences first, then the run.
-        input[0] = chunk[0] - inputX
-        for i in 1..<n { input[i] = chunk[i] - chunk[i - 1] }
-        inputX = chunk[n - 1]
+        inputX = differences(chunk, after: inputX, into: input, count: n)
         inputY = onePoleRun(input, into: input, count: n, pole: inputPole, from: inputY)
-        var drive = self.drive
-        if drive.isRamping {
-            for i in 0..<n { input[i] *= drive.next() }
-        } else {
-            let g = drive.current
-            for i in 0..<n { input[i] *= g }
-        }
-        self.drive = drive
+        drive.scale(input, count: n)
 
         let o = oversampler
         o.upsample(count: n)
@@ -242,20 +233,11 @@ public final class Amp: AudioEffect {
 
     /// DC blocker, the tone stack and the level, each a pass over the chunk.
     private func postProcess(_ chunk: UnsafeMutablePointer<Float>, _ n: Int) {
-        let e = differences
-        e[0] = chunk[0] - dcX
-        for i in 1..<n { e[i] = chunk[i] - chunk[i - 1] }
-        dcX = chunk[n - 1]
+        let e = scratch
+        dcX = differences(chunk, after: dcX, into: e, count: n)
         dcY = onePoleRun(e, into: chunk, count: n, pole: dcPole, from: dcY)
         toneStack.run(chunk, count: n)
-        var master = self.master
-        if master.isRamping {
-            for i in 0..<n { chunk[i] *= master.next() }
-        } else {
-            let g = master.current
-            for i in 0..<n { chunk[i] *= g }
-        }
-        self.master = master
+        master.scale(chunk, count: n)
     }
 
     private func updateBrightness() {

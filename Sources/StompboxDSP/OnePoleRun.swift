@@ -40,3 +40,12 @@ func onePoleRun(_ e: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>
     }
     return y
 }
+
+/// `e[i] = x[i] − x[i − 1]` for i < n, with `previous` as x[−1] (a high-pass's input for
+/// `onePoleRun`); returns x[n − 1], the next run's `previous`. `e` must not be `x`.
+@inline(__always)
+func differences(_ x: UnsafePointer<Float>, after previous: Float, into e: UnsafeMutablePointer<Float>, count n: Int) -> Float {
+    e[0] = x[0] - previous
+    for i in 1..<n { e[i] = x[i] - x[i - 1] }
+    return x[n - 1]
+}

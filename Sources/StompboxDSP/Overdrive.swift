@@ -51,18 +51,18 @@ public final class Overdrive: AudioEffect {
     private var toneM: (SIMD2<Float>, SIMD2<Float>, SIMD2<Float>, SIMD2<Float>) = (.zero, .zero, .zero, .zero)
     private var toneH: SIMD4<Float> = .zero
     /// A chunk's differences (the DC blocker's input).
-    private var differences = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+    private var scratch = UnsafeMutablePointer<Float>.allocate(capacity: 1)
 
     /// `oversamplingFactor` 4 is the pedal; 1 runs the identical curve at the base rate.
     public init(parameters: ParameterStore, oversamplingFactor: Int = 4) {
         precondition(oversamplingFactor == 1 || oversamplingFactor == 4, "oversampling is 1 or 4")
         self.parameters = parameters
         self.oversamplingFactor = oversamplingFactor
-        differences.initialize(to: 0)
+        scratch.initialize(to: 0)
         updateTone(0.5)
     }
 
-    deinit { differences.deallocate() }
+    deinit { scratch.deallocate() }
 
     public func prepare(sampleRate: Double, maximumBlockSize: Int) {
         self.sampleRate = sampleRate
@@ -72,7 +72,7 @@ public final class Overdrive: AudioEffect {
         dcPole = Float(1 - 2 * Double.pi * 8 / sampleRate)
         capacity = maximumBlockSize
         oversampler.prepare(maximumBlockSize: maximumBlockSize)
-        reallocateZeroed(&differences, count: max(1, maximumBlockSize))
+        reallocateZeroed(&scratch, count: max(1, maximumBlockSize))
         reset()
     }
 
@@ -150,10 +150,8 @@ public final class Overdrive: AudioEffect {
 
     /// DC blocker, tone low-pass, output level: a pass each over the chunk.
     private func postProcess(_ chunk: UnsafeMutablePointer<Float>, _ n: Int) {
-        let e = differences
-        e[0] = chunk[0] - dcInput
-        for i in 1..<n { e[i] = chunk[i] - chunk[i - 1] }
-        dcInput = chunk[n - 1]
+        let e = scratch
+        dcInput = differences(chunk, after: dcInput, into: e, count: n)
         dcOutput = onePoleRun(e, into: chunk, count: n, pole: dcPole, from: dcOutput)
 
         var tone = self.tone
@@ -196,14 +194,7 @@ public final class Overdrive: AudioEffect {
         self.tone = tone
         toneX1 = x1; toneX2 = x2; toneY1 = y1; toneY2 = y2
 
-        var level = self.level
-        if level.isRamping {
-            for i in 0..<n { chunk[i] *= level.next() }
-        } else {
-            let g = level.current
-            for i in 0..<n { chunk[i] *= g }
-        }
-        self.level = level
+        level.scale(chunk, count: n)
     }
 
     /// tone 0…1 → cutoff 800 Hz…8 kHz on a log travel.

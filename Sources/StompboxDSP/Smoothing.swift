@@ -49,6 +49,17 @@ public struct SmoothedValue {
         return current
     }
 
+    /// Multiplies `x[0..<n]` by the value for each sample (one constant while it holds still).
+    @inline(__always)
+    public mutating func scale(_ x: UnsafeMutablePointer<Float>, count n: Int) {
+        if isRamping {
+            for i in 0..<n { x[i] *= next() }
+        } else {
+            let g = current
+            for i in 0..<n { x[i] *= g }
+        }
+    }
+
     /// Advances `count` samples at once and returns the value reached (for per-block use).
     @inline(__always)
     public mutating func skip(_ count: Int) -> Float {
