@@ -42,7 +42,7 @@ func onePoleRun(_ e: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>
 }
 
 /// `e[i] = x[i] − x[i − 1]` for i < n, with `previous` as x[−1] (a high-pass's input for
-/// `onePoleRun`); returns x[n − 1], the next run's `previous`. `e` must not be `x`.
+/// `onePoleRun`); returns x[n − 1], the next run's `previous`. n ≥ 1; `e` must not be `x`.
 @inline(__always)
 func differences(_ x: UnsafePointer<Float>, after previous: Float, into e: UnsafeMutablePointer<Float>, count n: Int) -> Float {
     e[0] = x[0] - previous
