@@ -205,12 +205,12 @@ public final class Overdrive: AudioEffect {
         let w = 2 * Double.pi * f / sampleRate
         let cosW = cos(w), alpha = sin(w) / (2 * 0.5.squareRoot()) // Q = 1/√2
         let a0 = 1 + alpha
+        let a1 = -2 * cosW / a0, a2 = (1 - alpha) / a0
         toneB0 = Float((1 - cosW) / 2 / a0)
         toneB1 = Float((1 - cosW) / a0)
-        toneA1 = Float(-2 * cosW / a0)
-        toneA2 = Float((1 - alpha) / a0)
+        toneA1 = Float(a1)
+        toneA2 = Float(a2)
         // y[t+1] = −a₁y[t] − a₂y[t−1] + f[t+1], and so on through y[t+4].
-        let a1 = -2 * cosW / a0, a2 = (1 - alpha) / a0
         let m1 = SIMD2(-a1, -a2), m2 = -a1 * m1 + SIMD2(-a2, 0)
         let m3 = -a1 * m2 - a2 * m1, m4 = -a1 * m3 - a2 * m2
         toneM = (SIMD2<Float>(m1), SIMD2<Float>(m2), SIMD2<Float>(m3), SIMD2<Float>(m4))

@@ -242,7 +242,7 @@ final class Oversampler {
     /// would make each wait on the one before; over groups of four (one per input sample) it
     /// waits once a group: with a the pole and Y the value before the group,
     /// y_p = a^(p+1)·Y + u_p, u_p = Σ_{k≤p} a^(p−k)·g·e_k. The u and the y are computed for all
-    /// groups at once (vectorised); only Y₃ ← a⁴·Y₃ + u₃ runs in sequence.
+    /// groups at once (vectorised); only Y₃ ← a⁴·Y₃ + u₃ runs in sequence, through `onePoleRun`.
     func filter(_ state: inout OnePoleState, count n: Int) {
         let a = state.pole, g = state.gain
         let a2 = a * a, a3 = a2 * a, a4 = a2 * a2
