@@ -90,13 +90,13 @@ public final class Amp: AudioEffect {
     private var curve1 = Oversampler.CurveState(bias: Amp.biases.0)
     private var curve2 = Oversampler.CurveState(bias: Amp.biases.1)
     private var curve3 = Oversampler.CurveState(bias: Amp.biases.2)
-    private var miller1 = Oversampler.OnePoleState.lowPass(12_000, rate: 192_000)
-    private var coupling1 = Oversampler.OnePoleState.highPass(25, rate: 192_000)
-    private var miller2 = Oversampler.OnePoleState.lowPass(9_000, rate: 192_000)
-    private var miller2b = Oversampler.OnePoleState.lowPass(9_000, rate: 192_000)
+    private var miller1 = Oversampler.LowPass.at(12_000, rate: 192_000)
+    private var coupling1 = Oversampler.HighPass.at(25, rate: 192_000)
+    private var miller2 = Oversampler.LowPass.at(9_000, rate: 192_000)
+    private var miller2b = Oversampler.LowPass.at(9_000, rate: 192_000)
     /// The last low-pass, after stage 3 (its cutoff the model's brightness).
-    private var miller3 = Oversampler.OnePoleState.lowPass(9_000, rate: 192_000)
-    private var coupling2 = Oversampler.OnePoleState.highPass(40, rate: 192_000)
+    private var miller3 = Oversampler.LowPass.at(9_000, rate: 192_000)
+    private var coupling2 = Oversampler.HighPass.at(40, rate: 192_000)
 
     /// The input's coupling high-pass (20 Hz) and the output's DC blocker (10 Hz), at the base rate.
     private var inputPole: Float = 0.9974, inputX: Float = 0, inputY: Float = 0
@@ -128,11 +128,11 @@ public final class Amp: AudioEffect {
         treble.prepare(sampleRate: sampleRate)
         master.prepare(sampleRate: sampleRate)
         let rate = 4 * sampleRate
-        miller1 = .lowPass(8_000, rate: rate)
-        coupling1 = .highPass(25, rate: rate)
-        miller2 = .lowPass(6_000, rate: rate)
-        miller2b = .lowPass(6_000, rate: rate)
-        coupling2 = .highPass(40, rate: rate)
+        miller1 = .at(8_000, rate: rate)
+        coupling1 = .at(25, rate: rate)
+        miller2 = .at(6_000, rate: rate)
+        miller2b = .at(6_000, rate: rate)
+        coupling2 = .at(40, rate: rate)
         inputPole = Float(1 - 2 * Double.pi * 20 / sampleRate)
         dcPole = Float(1 - 2 * Double.pi * 10 / sampleRate)
         reset()
@@ -217,17 +217,61 @@ public final class Amp: AudioEffect {
         inputY = onePoleRun(input, into: input, count: n, pole: inputPole, from: inputY)
         drive.scale(input, count: n)
 
+        // The three stages at 4×, in passes that end where a filter runs in sequence (see
+        // `Oversampler`); the states as locals while they run.
         let o = oversampler
-        o.upsample(count: n)
-        o.saturate(&curve1, count: n)
-        o.filter(&miller1, count: n)
-        o.filter(&coupling1, count: n)
-        o.saturate(&curve2, gain: stage2Gain.current, amount: stage2Amount.current, count: n)
-        o.filter(&miller2, count: n)
-        o.filter(&miller2b, count: n)
-        o.filter(&coupling2, count: n)
-        o.saturate(&curve3, gain: stage3Gain.current, amount: stage3Amount.current, count: n)
-        o.filter(&miller3, count: n)
+        let up = o.interpolator, before = o.outputsBefore
+        let setA = o.firstHalves(0), setB = o.firstHalves(1), out = o.output
+        var c1 = curve1, c2 = curve2, c3 = curve3
+        var m1 = miller1, k1 = coupling1, m2 = miller2, m2b = miller2b, k2 = coupling2, m3 = miller3
+        let blend2 = Oversampler.CurveState.Blend(gain: stage2Gain.current, amount: stage2Amount.current)
+        let blend3 = Oversampler.CurveState.Blend(gain: stage3Gain.current, amount: stage3Amount.current)
+        // A pass from one filter's outputs into the next one's first halves, then its scan.
+        @inline(__always) func link<A, B>(_ a: Oversampler.OnePole<A>, _ from: Oversampler.Rows,
+                                          into b: inout Oversampler.OnePole<B>, _ to: Oversampler.Rows) {
+            let powers = a.powers
+            o.forEachGroup(n) { i in to[i] = b.firstHalf(a.secondHalf(from[i], before: before[i], powers: powers)) }
+            b.scan(to, into: before, count: n)
+        }
+        // The same with a stage's curve between them.
+        @inline(__always) func stage(after k: Oversampler.HighPass, _ from: Oversampler.Rows,
+                                     _ c: inout Oversampler.CurveState, _ blend: Oversampler.CurveState.Blend,
+                                     into m: inout Oversampler.LowPass, _ to: Oversampler.Rows) {
+            let powers = k.powers
+            if blend.isStraight {
+                o.forEachGroup(n) { i in
+                    var q = k.secondHalf(from[i], before: before[i], powers: powers)
+                    c.straightLine(&q, gain: blend.gain)
+                    to[i] = m.firstHalf(q)
+                }
+                c.finishStraightLine()
+            } else {
+                o.forEachGroup(n) { i in
+                    var q = k.secondHalf(from[i], before: before[i], powers: powers)
+                    c.apply(&q, blend)
+                    to[i] = m.firstHalf(q)
+                }
+            }
+            m.scan(to, into: before, count: n)
+        }
+        // Stage 1 and its Miller low-pass; the coupling high-pass.
+        o.forEachGroup(n) { i in
+            var q = up.group(i)
+            c1.apply(&q)
+            setA[i] = m1.firstHalf(q)
+        }
+        m1.scan(setA, into: before, count: n)
+        link(m1, setA, into: &k1, setB)
+        // Stage 2, its two Miller low-passes and the coupling high-pass into stage 3.
+        stage(after: k1, setB, &c2, blend2, into: &m2, setA)
+        link(m2, setA, into: &m2b, setB)
+        link(m2b, setB, into: &k2, setA)
+        // Stage 3 and the last low-pass, into the rows the decimator reads.
+        stage(after: k2, setA, &c3, blend3, into: &m3, setB)
+        let powers = m3.powers
+        o.forEachGroup(n) { i in out[i] = m3.secondHalf(setB[i], before: before[i], powers: powers) }
+        curve1 = c1; curve2 = c2; curve3 = c3
+        miller1 = m1; coupling1 = k1; miller2 = m2; miller2b = m2b; coupling2 = k2; miller3 = m3
         o.downsample(into: chunk, count: n)
     }
 
@@ -241,9 +285,8 @@ public final class Amp: AudioEffect {
     }
 
     private func updateBrightness() {
-        let next = Oversampler.OnePoleState.lowPass(Double(brightness.current), rate: 4 * sampleRate)
-        miller3.pole = next.pole
-        miller3.gain = next.gain
+        let next = Oversampler.LowPass.at(Double(brightness.current), rate: 4 * sampleRate)
+        miller3.setCoefficients(pole: next.pole, gain: next.gain)
     }
 }
 

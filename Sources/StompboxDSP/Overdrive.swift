@@ -132,7 +132,7 @@ public final class Overdrive: AudioEffect {
         x.isFinite ? min(max(x, -64), 64) : 0
     }
 
-    /// Upsample ×4 (polyphase), apply the curve, decimate: each a pass over the chunk.
+    /// Upsample ×4 (polyphase) and apply the curve in one pass, then decimate.
     private func saturateOversampled(_ chunk: UnsafeMutablePointer<Float>, _ n: Int) {
         let input = oversampler.input
         var drive = self.drive
@@ -143,9 +143,15 @@ public final class Overdrive: AudioEffect {
             for i in 0..<n { input[i] = Overdrive.conditioned(chunk[i]) * g }
         }
         self.drive = drive
-        oversampler.upsample(count: n)
-        oversampler.saturate(&curve, count: n)
-        oversampler.downsample(into: chunk, count: n)
+        let o = oversampler, up = o.interpolator, out = o.output
+        var curve = self.curve
+        o.forEachGroup(n) { i in
+            var q = up.group(i)
+            curve.apply(&q)
+            out[i] = q
+        }
+        self.curve = curve
+        o.downsample(into: chunk, count: n)
     }
 
     /// DC blocker, tone low-pass, output level: a pass each over the chunk.

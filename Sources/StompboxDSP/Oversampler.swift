@@ -5,12 +5,17 @@ import Foundation
 /// x/√(1 + x²) with first-order antiderivative anti-aliasing (ADAA, Parker et al., DAFx 2016),
 /// and one-pole filters that run at the oversampled rate between curves.
 ///
-/// A chunk goes through in passes over contiguous buffers: the caller writes up to
-/// `maximumBlockSize` base-rate samples to `input`, `upsample` fills four rows (row p holds the
-/// oversampled values 4i + p, each row with `history` past values in front), curves and
-/// filters work on the rows in place, and `downsample` writes the base-rate result and keeps
-/// the histories for the next chunk. Every pass is a plain loop over independent samples,
-/// which the compiler vectorises.
+/// A chunk goes through in passes over the base-rate samples ("groups": a group is one input
+/// sample's four oversampled values, a `Quad`). The caller writes up to `maximumBlockSize`
+/// samples to `input` and runs its stages group by group in `forEachGroup` loops:
+/// `Interpolator.group` makes a group's values, `CurveState.apply` and the first half of a
+/// filter (`OnePoleState.firstHalf`) work on them in registers, and a pass ends where a
+/// filter must run in sequence (`OnePoleState.scan`): the next pass starts from the filter's
+/// second half. The last pass stores the groups in the four rows (`Rows.output`; row p holds
+/// the values 4i + p, with `history` past values in front) and `downsample` writes the
+/// base-rate result. What a group needs of the group before (a curve's last point, a
+/// high-pass's last input) is carried from one group to the next, which the compiler still
+/// vectorises (a first-order recurrence); so every pass is a loop it vectorises.
 ///
 /// ADAA: each oversampled output is the curve's mean between two successive inputs,
 /// (F(w₁) − F(w₀)) / (w₁ − w₀) with F(w) = √(1 + w²), which simplifies exactly to
@@ -40,7 +45,8 @@ final class Oversampler {
     private var buffer = UnsafeMutablePointer<Float>.allocate(capacity: 1)
     /// The oversampled signal in four rows of `rowLength`, one per phase.
     private var rows = UnsafeMutablePointer<Float>.allocate(capacity: 1)
-    /// Scratch: five rows of `capacity` (a curve's roots and phase-0 output; a filter's partial sums).
+    /// Scratch: two sets of four rows of `capacity` (a filter's first halves, alternately),
+    /// then one of `capacity + 1` (the outputs before each group, from `scan`).
     private var scratch = UnsafeMutablePointer<Float>.allocate(capacity: 1)
     private(set) var capacity = 0
     private var rowLength: Int { Oversampler.history + capacity }
@@ -66,8 +72,7 @@ final class Oversampler {
         capacity = maximumBlockSize
         reallocateZeroed(&buffer, count: rowLength)
         reallocateZeroed(&rows, count: 4 * rowLength)
-        // (One more than five rows: a filter's running values start one place ahead.)
-        reallocateZeroed(&scratch, count: 5 * capacity + 1)
+        reallocateZeroed(&scratch, count: 9 * capacity + 1)
     }
 
     /// Clears the filters' histories.
@@ -83,18 +88,69 @@ final class Oversampler {
     @inline(__always)
     func row(_ p: Int) -> UnsafeMutablePointer<Float> { rows + p * rowLength + Oversampler.history }
 
-    @inline(__always)
-    private func scratchRow(_ k: Int) -> UnsafeMutablePointer<Float> { scratch + k * capacity }
+    /// One group: an input sample's four oversampled values, 4i + 0…3.
+    struct Quad {
+        var v0, v1, v2, v3: Float
+    }
 
-    /// Interpolates `input[0..<n]` into the four rows. Phase p of input sample i:
-    /// Σ_j 4·h[4j + p] · x[i − j].
-    func upsample(count n: Int) {
-        for p in 0..<4 {
-            Oversampler.fir6(into: row(p), from: input, taps: taps + p, scale: 4, count: n)
+    /// Four rows that hold a chunk's groups, one row per phase.
+    struct Rows {
+        let r0, r1, r2, r3: UnsafeMutablePointer<Float>
+
+        @inline(__always)
+        subscript(i: Int) -> Quad {
+            get { Quad(v0: r0[i], v1: r1[i], v2: r2[i], v3: r3[i]) }
+            nonmutating set { r0[i] = newValue.v0; r1[i] = newValue.v1; r2[i] = newValue.v2; r3[i] = newValue.v3 }
         }
     }
 
-    /// A curve's memory between chunks: the last oversampled value it saw (bias added) and its root.
+    /// The rows the decimator reads: where the last pass stores its groups.
+    var output: Rows { Rows(r0: row(0), r1: row(1), r2: row(2), r3: row(3)) }
+
+    /// Scratch set k (0 or 1): where a pass stores a filter's first halves.
+    func firstHalves(_ k: Int) -> Rows {
+        let base = scratch + 4 * k * capacity
+        return Rows(r0: base, r1: base + capacity, r2: base + 2 * capacity, r3: base + 3 * capacity)
+    }
+
+    /// Where `scan` writes the output before each group (`capacity + 1` values).
+    var outputsBefore: UnsafeMutablePointer<Float> { scratch + 8 * capacity }
+
+    /// `body(i)` for each group i in 0..<n: one pass, which the compiler vectorises.
+    @inline(__always)
+    func forEachGroup(_ n: Int, _ body: (Int) -> Void) {
+        for i in 0..<n { body(i) }
+    }
+
+    /// The interpolator over the chunk in `input`, its taps read once into registers.
+    var interpolator: Interpolator { Interpolator(x: input, taps: taps) }
+
+    /// Phase p of input sample i: Σ_j 4·h[4j + p] · x[i − j], j < 6.
+    struct Interpolator {
+        let x: UnsafePointer<Float>
+        let c0, c1, c2, c3, c4, c5: SIMD4<Float>
+
+        init(x: UnsafePointer<Float>, taps: UnsafePointer<Float>) {
+            self.x = x
+            func phases(_ j: Int) -> SIMD4<Float> {
+                4 * SIMD4(taps[4 * j], taps[4 * j + 1], taps[4 * j + 2], taps[4 * j + 3])
+            }
+            c0 = phases(0); c1 = phases(1); c2 = phases(2); c3 = phases(3); c4 = phases(4); c5 = phases(5)
+        }
+
+        @inline(__always)
+        func group(_ i: Int) -> Quad {
+            let x0 = x[i], x1 = x[i - 1], x2 = x[i - 2], x3 = x[i - 3], x4 = x[i - 4], x5 = x[i - 5]
+            @inline(__always) func phase(_ p: Int) -> Float {
+                let a = c0[p] * x0 + c1[p] * x1 + c2[p] * x2
+                let b = c3[p] * x3 + c4[p] * x4 + c5[p] * x5
+                return a + b
+            }
+            return Quad(v0: phase(0), v1: phase(1), v2: phase(2), v3: phase(3))
+        }
+    }
+
+    /// A curve's memory between groups: the last oversampled value it saw (bias added) and its root.
     struct CurveState {
         let bias: Float
         /// saturate(bias): subtracted so that the curve passes through 0.
@@ -113,117 +169,89 @@ final class Oversampler {
             lastValue = bias
             lastRoot = (1 + bias * bias).squareRoot()
         }
+
+        /// The asymmetric curve x/√(1 + x²) shifted by the bias (0 at 0), with ADAA, on one
+        /// group: w = v + bias, s = √(1 + w²); each output is (w₀ + w₁) / (s₀ + s₁) with the
+        /// point before it (for the group's first point, the last of the group before).
+        @inline(__always)
+        mutating func apply(_ q: inout Quad) {
+            let w0 = q.v0 + bias, w1 = q.v1 + bias, w2 = q.v2 + bias, w3 = q.v3 + bias
+            let s0 = (1 + w0 * w0).squareRoot(), s1 = (1 + w1 * w1).squareRoot()
+            let s2 = (1 + w2 * w2).squareRoot(), s3 = (1 + w3 * w3).squareRoot()
+            q.v0 = (lastValue + w0) / (lastRoot + s0) - offset
+            q.v1 = (w0 + w1) / (s0 + s1) - offset
+            q.v2 = (w1 + w2) / (s1 + s2) - offset
+            q.v3 = (w2 + w3) / (s2 + s3) - offset
+            lastValue = w3
+            lastRoot = s3
+        }
+
+        /// A stage's curve with its input gain and how much of it saturates: `amount` of the
+        /// curve and 1 − `amount` of the straight line through 0 (whose mean between two
+        /// points is their average), so the stage delays alike whatever the blend.
+        struct Blend {
+            let gain: Float, amount: Float
+            /// No curve at all: `CurveState.straightLine` gives the same numbers without its
+            /// square roots and divisions.
+            var isStraight: Bool { amount == 0 }
+        }
+
+        /// `apply` with the group first multiplied by the blend's gain, the result the blend.
+        @inline(__always)
+        mutating func apply(_ q: inout Quad, _ blend: Blend) {
+            let gain = blend.gain, curve = blend.amount
+            let line = (1 - curve) / 2, constant = curve * offset + (1 - curve) * bias
+            let w0 = gain * q.v0 + bias, w1 = gain * q.v1 + bias, w2 = gain * q.v2 + bias, w3 = gain * q.v3 + bias
+            let s0 = (1 + w0 * w0).squareRoot(), s1 = (1 + w1 * w1).squareRoot()
+            let s2 = (1 + w2 * w2).squareRoot(), s3 = (1 + w3 * w3).squareRoot()
+            q.v0 = (lastValue + w0) * (curve / (lastRoot + s0) + line) - constant
+            q.v1 = (w0 + w1) * (curve / (s0 + s1) + line) - constant
+            q.v2 = (w1 + w2) * (curve / (s1 + s2) + line) - constant
+            q.v3 = (w2 + w3) * (curve / (s2 + s3) + line) - constant
+            lastValue = w3
+            lastRoot = s3
+        }
+
+        /// The blend at amount 0: each point the mean of it and the point before, less the
+        /// bias. It carries only the last value; `finishStraightLine` gives its root after the pass.
+        @inline(__always)
+        mutating func straightLine(_ q: inout Quad, gain: Float) {
+            let w0 = gain * q.v0 + bias, w1 = gain * q.v1 + bias, w2 = gain * q.v2 + bias, w3 = gain * q.v3 + bias
+            q.v0 = (lastValue + w0) * 0.5 - bias
+            q.v1 = (w0 + w1) * 0.5 - bias
+            q.v2 = (w1 + w2) * 0.5 - bias
+            q.v3 = (w2 + w3) * 0.5 - bias
+            lastValue = w3
+        }
+
+        mutating func finishStraightLine() {
+            lastRoot = (1 + lastValue * lastValue).squareRoot()
+        }
     }
 
-    /// Applies the asymmetric curve x/√(1 + x²) shifted by the state's bias (0 at 0), with ADAA,
-    /// in place on the rows: w = v + bias, s = √(1 + w²); the output at each oversampled point
-    /// is (w₀ + w₁) / (s₀ + s₁) with the point before it. Phase p's predecessor is phase p − 1
-    /// at the same input sample, phase 0's is phase 3 at the one before.
-    func saturate(_ state: inout CurveState, count n: Int) {
-        let bias = state.bias, offset = state.offset
-        let phase0 = scratchRow(4)
-        for p in 0..<4 {
-            let r = row(p), s = scratchRow(p)
-            for i in 0..<n {
-                let w = r[i] + bias
-                r[i] = w
-                s[i] = (1 + w * w).squareRoot()
-            }
-        }
-        do {
-            let w0 = row(0), s0 = scratchRow(0), w3 = row(3), s3 = scratchRow(3)
-            phase0[0] = (state.lastValue + w0[0]) / (state.lastRoot + s0[0]) - offset
-            for i in 1..<n { phase0[i] = (w3[i - 1] + w0[i]) / (s3[i - 1] + s0[i]) - offset }
-            state.lastValue = w3[n - 1]
-            state.lastRoot = s3[n - 1]
-        }
-        for p in stride(from: 3, through: 1, by: -1) {
-            let w = row(p), s = scratchRow(p), wBefore = row(p - 1), sBefore = scratchRow(p - 1)
-            for i in 0..<n { w[i] = (wBefore[i] + w[i]) / (sBefore[i] + s[i]) - offset }
-        }
-        row(0).update(from: phase0, count: n)
-    }
-
-    /// Like `saturate`, with the rows first multiplied by `gain` and the result a blend:
-    /// `amount` of the curve and 1 − `amount` of the straight line through 0 (whose mean
-    /// between two points is their average), so the stage delays alike whatever the blend.
-    func saturate(_ state: inout CurveState, gain: Float, amount: Float, count n: Int) {
-        if amount == 0 {
-            straightLine(&state, gain: gain, count: n)
-            return
-        }
-        let bias = state.bias, offset = state.offset
-        let phase0 = scratchRow(4)
-        let curve = amount, line = (1 - amount) / 2, constant = amount * offset + (1 - amount) * bias
-        for p in 0..<4 {
-            let r = row(p), s = scratchRow(p)
-            for i in 0..<n {
-                let w = gain * r[i] + bias
-                r[i] = w
-                s[i] = (1 + w * w).squareRoot()
-            }
-        }
-        do {
-            let w0 = row(0), s0 = scratchRow(0), w3 = row(3), s3 = scratchRow(3)
-            let sum = state.lastValue + w0[0]
-            phase0[0] = sum * (curve / (state.lastRoot + s0[0]) + line) - constant
-            for i in 1..<n {
-                let sum = w3[i - 1] + w0[i]
-                phase0[i] = sum * (curve / (s3[i - 1] + s0[i]) + line) - constant
-            }
-            state.lastValue = w3[n - 1]
-            state.lastRoot = s3[n - 1]
-        }
-        for p in stride(from: 3, through: 1, by: -1) {
-            let w = row(p), s = scratchRow(p), wBefore = row(p - 1), sBefore = scratchRow(p - 1)
-            for i in 0..<n {
-                let sum = wBefore[i] + w[i]
-                w[i] = sum * (curve / (sBefore[i] + s[i]) + line) - constant
-            }
-        }
-        row(0).update(from: phase0, count: n)
-    }
-
-    /// `saturate(gain:amount:)` at amount 0, the same numbers without the curve's square roots and
-    /// divisions: each point the mean of it and the point before, less the bias.
-    private func straightLine(_ state: inout CurveState, gain: Float, count n: Int) {
-        let bias = state.bias
-        let phase0 = scratchRow(4)
-        for p in 0..<4 {
-            let r = row(p)
-            for i in 0..<n { r[i] = gain * r[i] + bias }
-        }
-        let w0 = row(0), w3 = row(3)
-        phase0[0] = (state.lastValue + w0[0]) * 0.5 - bias
-        for i in 1..<n { phase0[i] = (w3[i - 1] + w0[i]) * 0.5 - bias }
-        state.lastValue = w3[n - 1]
-        state.lastRoot = (1 + w3[n - 1] * w3[n - 1]).squareRoot()
-        for p in stride(from: 3, through: 1, by: -1) {
-            let w = row(p), wBefore = row(p - 1)
-            for i in 0..<n { w[i] = (wBefore[i] + w[i]) * 0.5 - bias }
-        }
-        row(0).update(from: phase0, count: n)
-    }
-
-    /// A one-pole filter's memory between chunks.
-    struct OnePoleState {
+    /// A one-pole filter at the oversampled rate, and its memory between groups.
+    ///
+    /// Step by step each value would wait on the one before. Over a group it waits once: with a
+    /// the pole and Y the output before the group, y_p = a^(p+1)·Y + u_p, where
+    /// u_p = Σ_{k≤p} a^(p−k)·g·e_k is the group's own part (`firstHalf`, computed for all
+    /// groups in a pass). Only Y ← a⁴·Y + u₃ runs in sequence, through `onePoleRun` (`scan`);
+    /// `secondHalf` then gives the outputs, in the next pass. `Kind` says what e is.
+    struct OnePole<Kind: OnePoleKind> {
         /// y[n] = pole · y[n − 1] + gain · e[n].
-        var pole: Float
-        var gain: Float
-        /// e[n] = x[n] − x[n − 1] (a DC-blocking high-pass) instead of x[n] (a low-pass).
-        let differences: Bool
+        private(set) var pole: Float
+        private(set) var gain: Float
         var lastOutput: Float = 0
         var lastInput: Float = 0
 
-        /// A low-pass with its −3 dB point near `frequency` at `rate` (unity gain at DC).
-        static func lowPass(_ frequency: Double, rate: Double) -> OnePoleState {
-            let pole = Float(exp(-2 * Double.pi * frequency / rate))
-            return OnePoleState(pole: pole, gain: 1 - pole, differences: false)
+        init(pole: Float, gain: Float) {
+            self.pole = pole
+            self.gain = gain
         }
 
-        /// A DC blocker with its −3 dB point near `frequency` at `rate`.
-        static func highPass(_ frequency: Double, rate: Double) -> OnePoleState {
-            OnePoleState(pole: Float(1 - 2 * Double.pi * frequency / rate), gain: 1, differences: true)
+        /// New coefficients, keeping the memory.
+        mutating func setCoefficients(pole: Float, gain: Float) {
+            self.pole = pole
+            self.gain = gain
         }
 
         mutating func reset() {
@@ -236,59 +264,38 @@ final class Oversampler {
             lastOutput = flushed(lastOutput)
             lastInput = flushed(lastInput)
         }
+
+        /// A group's own part, u₀…u₃.
+        @inline(__always)
+        mutating func firstHalf(_ q: Quad) -> Quad {
+            let previous = lastInput
+            lastInput = q.v3
+            return Kind.firstHalf(q, previous: previous, pole: pole, gain: gain)
+        }
+
+        /// Y before each of the n groups whose first halves are in `u` (into `before[0..<n]`;
+        /// `before[n]` gets the last output).
+        mutating func scan(_ u: Rows, into before: UnsafeMutablePointer<Float>, count n: Int) {
+            let a2 = pole * pole
+            before[0] = lastOutput
+            lastOutput = onePoleRun(u.r3, into: before + 1, count: n, pole: a2 * a2, from: lastOutput)
+        }
+
+        /// A group's outputs from its first half and the output before it; `powers` from `powers`.
+        @inline(__always)
+        func secondHalf(_ u: Quad, before y: Float, powers: SIMD4<Float>) -> Quad {
+            Quad(v0: powers[0] * y + u.v0, v1: powers[1] * y + u.v1, v2: powers[2] * y + u.v2, v3: powers[3] * y + u.v3)
+        }
+
+        /// a, a², a³, a⁴ for `secondHalf`.
+        var powers: SIMD4<Float> {
+            let a = pole, a2 = a * a
+            return SIMD4(a, a2, a2 * a, a2 * a2)
+        }
     }
 
-    /// Runs a one-pole filter over the oversampled chunk, in place. A recursion over 4n values
-    /// would make each wait on the one before; over groups of four (one per input sample) it
-    /// waits once a group: with a the pole and Y the value before the group,
-    /// y_p = a^(p+1)·Y + u_p, u_p = Σ_{k≤p} a^(p−k)·g·e_k. The u and the y are computed for all
-    /// groups at once (vectorised); only Y₃ ← a⁴·Y₃ + u₃ runs in sequence, through `onePoleRun`.
-    func filter(_ state: inout OnePoleState, count n: Int) {
-        let a = state.pole, g = state.gain
-        let a2 = a * a, a3 = a2 * a, a4 = a2 * a2
-        let r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3)
-        let u0 = scratchRow(0), u1 = scratchRow(1), u2 = scratchRow(2), u3 = scratchRow(3)
-        let before = scratchRow(4)
-        let firstPrevious = state.lastInput
-        if state.differences {
-            // e_0 needs the last value of the group before: row 3 one sample back, untouched until the last pass.
-            u0[0] = g * (r0[0] - firstPrevious)
-            for i in 1..<n { u0[i] = g * (r0[i] - r3[i - 1]) }
-            for i in 0..<n {
-                let e1 = g * (r1[i] - r0[i]), e2 = g * (r2[i] - r1[i]), e3 = g * (r3[i] - r2[i])
-                let p0 = u0[i]
-                let p1 = a * p0 + e1
-                let p2 = a * p1 + e2
-                u1[i] = p1
-                u2[i] = p2
-                u3[i] = a * p2 + e3
-            }
-        } else {
-            for i in 0..<n {
-                let p0 = g * r0[i]
-                let p1 = a * p0 + g * r1[i]
-                let p2 = a * p1 + g * r2[i]
-                u0[i] = p0
-                u1[i] = p1
-                u2[i] = p2
-                u3[i] = a * p2 + g * r3[i]
-            }
-        }
-        state.lastInput = r3[n - 1]
-        var y = state.lastOutput
-        // Y_i = a⁴·Y_{i−1} + u₃[i], with before[i] = Y_{i−1}: in sequence, each group would wait
-        // on the one before; `onePoleRun` waits once per eight groups.
-        before[0] = y
-        y = onePoleRun(u3, into: before + 1, count: n, pole: a4, from: y)
-        state.lastOutput = y
-        for i in 0..<n {
-            let b = before[i]
-            r0[i] = a * b + u0[i]
-            r1[i] = a2 * b + u1[i]
-            r2[i] = a3 * b + u2[i]
-            r3[i] = a4 * b + u3[i]
-        }
-    }
+    typealias LowPass = OnePole<LowPassInput>
+    typealias HighPass = OnePole<HighPassInput>
 
     /// Decimates the rows into `out[0..<n]` and keeps the histories for the next chunk.
     func downsample(into out: UnsafeMutablePointer<Float>, count n: Int) {
@@ -299,20 +306,6 @@ final class Oversampler {
         for p in 0..<4 {
             let start = rows + p * rowLength
             for k in 0..<history { start[k] = start[n + k] }
-        }
-    }
-
-    /// out[i] = Σ_{j<6} scale·taps[4j] · x[i − j]. The taps are read once into registers and
-    /// each output is independent of the others, so the loop vectorises.
-    @inline(__always)
-    private static func fir6(into out: UnsafeMutablePointer<Float>, from x: UnsafePointer<Float>,
-                             taps: UnsafePointer<Float>, scale: Float, count n: Int) {
-        let c0 = scale * taps[0], c1 = scale * taps[4], c2 = scale * taps[8]
-        let c3 = scale * taps[12], c4 = scale * taps[16], c5 = scale * taps[20]
-        for i in 0..<n {
-            let a = c0 * x[i] + c1 * x[i - 1] + c2 * x[i - 2]
-            let b = c3 * x[i - 3] + c4 * x[i - 4] + c5 * x[i - 5]
-            out[i] = a + b
         }
     }
 
@@ -364,5 +357,50 @@ final class Oversampler {
             if term < 1e-12 * sum { break }
         }
         return sum
+    }
+}
+
+/// What a one-pole filter's recursion takes in (`Oversampler.OnePole`), as a type so that each
+/// pass is compiled for its own kind.
+protocol OnePoleKind {
+    /// A group's own part u₀…u₃ of y = a·y′ + g·e (see `Oversampler.OnePole`); `previous` is
+    /// the last input of the group before.
+    static func firstHalf(_ q: Oversampler.Quad, previous: Float, pole a: Float, gain g: Float) -> Oversampler.Quad
+}
+
+/// e[n] = x[n]: a low-pass with its −3 dB point near `frequency` (unity gain at DC).
+enum LowPassInput: OnePoleKind {
+    @inline(__always)
+    static func firstHalf(_ q: Oversampler.Quad, previous: Float, pole a: Float, gain g: Float) -> Oversampler.Quad {
+        let p0 = g * q.v0
+        let p1 = a * p0 + g * q.v1
+        let p2 = a * p1 + g * q.v2
+        return Oversampler.Quad(v0: p0, v1: p1, v2: p2, v3: a * p2 + g * q.v3)
+    }
+}
+
+/// e[n] = x[n] − x[n − 1]: a DC blocker.
+enum HighPassInput: OnePoleKind {
+    @inline(__always)
+    static func firstHalf(_ q: Oversampler.Quad, previous: Float, pole a: Float, gain g: Float) -> Oversampler.Quad {
+        let p0 = g * (q.v0 - previous)
+        let p1 = a * p0 + g * (q.v1 - q.v0)
+        let p2 = a * p1 + g * (q.v2 - q.v1)
+        return Oversampler.Quad(v0: p0, v1: p1, v2: p2, v3: a * p2 + g * (q.v3 - q.v2))
+    }
+}
+
+extension Oversampler.OnePole where Kind == LowPassInput {
+    /// A low-pass with its −3 dB point near `frequency` at `rate` (unity gain at DC).
+    static func at(_ frequency: Double, rate: Double) -> Self {
+        let pole = Float(exp(-2 * Double.pi * frequency / rate))
+        return Self(pole: pole, gain: 1 - pole)
+    }
+}
+
+extension Oversampler.OnePole where Kind == HighPassInput {
+    /// A DC blocker with its −3 dB point near `frequency` at `rate`.
+    static func at(_ frequency: Double, rate: Double) -> Self {
+        Self(pole: Float(1 - 2 * Double.pi * frequency / rate), gain: 1)
     }
 }
