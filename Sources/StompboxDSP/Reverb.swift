@@ -87,16 +87,12 @@ public final class Reverb: StereoEffect {
     private var scratch = UnsafeMutablePointer<Float>.allocate(capacity: 1)
     /// In stereo, the right side's wet signal.
     private var scratchRight = UnsafeMutablePointer<Float>.allocate(capacity: 1)
-    /// The modulated lines' values for a run, and the longest run (shorter than their delays).
-    private var modulated2 = UnsafeMutablePointer<Float>.allocate(capacity: 1)
-    private var modulated5 = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+    /// Per sample, the eight lines' outputs (one frame of eight): read for a run before the
+    /// network's loop, which takes them as one vector each, and summed into the wet output
+    /// after it. The longest run: shorter than every line's delay, so none is written during it.
+    private var lineOutputs = UnsafeMutablePointer<Float>.allocate(capacity: 8)
     private var modulationRun = 1
     private var scratchSize = 1
-    /// Per sample, the four line differences sA − sB whose signed sum is the wet output: the
-    /// sums are done after the network's loop, four samples at a time, not across lanes in it.
-    private var taps = UnsafeMutablePointer<Float>.allocate(capacity: 4)
-    /// The same for the four longer lines alone (sB), on a stereo board.
-    private var tapsB = UnsafeMutablePointer<Float>.allocate(capacity: 4)
 
     private var size = SmoothedValue(Parameter.reverbSize.spec.defaultValue)
     private var damping = SmoothedValue(Parameter.reverbDamping.spec.defaultValue)
@@ -115,10 +111,7 @@ public final class Reverb: StereoEffect {
         diffuserDelays.deallocate()
         scratch.deallocate()
         scratchRight.deallocate()
-        modulated2.deallocate()
-        modulated5.deallocate()
-        taps.deallocate()
-        tapsB.deallocate()
+        lineOutputs.deallocate()
     }
 
     /// Sizes the lines for `sampleRate`. Not on the audio thread.
@@ -140,12 +133,9 @@ public final class Reverb: StereoEffect {
 
         scratchSize = max(1, min(maximumBlockSize, 4096))
         reallocateZeroed(&scratch, count: scratchSize)
-        reallocateZeroed(&modulated2, count: scratchSize)
-        reallocateZeroed(&modulated5, count: scratchSize)
+        reallocateZeroed(&lineOutputs, count: 8 * scratchSize)
         modulationRun = max(1, min(lineDelays[2], lineDelays[5]) - 2 * modulationMargin - 2)
         reallocateZeroed(&scratchRight, count: scratchSize)
-        reallocateZeroed(&taps, count: 4 * scratchSize)
-        reallocateZeroed(&tapsB, count: 4 * scratchSize)
 
         size.prepare(sampleRate: sampleRate)
         damping.prepare(sampleRate: sampleRate)
@@ -281,7 +271,7 @@ public final class Reverb: StereoEffect {
         modulationNow = (end2, end5)
         let frameMask = (lineMask << 3) | 7
         let c = dampingCoefficient
-        let pole = SIMD8<Float>(repeating: 1 - c)
+        let pole = SIMD8<Float>(repeating: 1 - c), poleSquared = pole * pole
         // Mixing matrix: H2 ⊗ Householder4, all entries ±1/(2√2): orthogonal and dense. The
         // lines hold the mix scaled by √2 (one multiply saved per sample); the factor 1/√2 is
         // folded into the loop gains, the output taps and the input injection instead.
@@ -301,12 +291,10 @@ public final class Reverb: StereoEffect {
         let magnitude = SIMD8<UInt32>(repeating: 0x7fff_ffff)
         let floor = SIMD8<UInt32>(repeating: Float(1e-15).bitPattern)
         var w = lineIndex << 3
-        let stereo = right != nil, tapsB = self.tapsB
-
-        let modulated2 = self.modulated2, modulated5 = self.modulated5
+        let outputs = lineOutputs
         var start = 0
         while start < n {
-        // Runs shorter than the modulated lines' delays: their values for the whole run are read
+        // Runs shorter than the lines' delays: the lines' outputs for the whole run are read
         // first (none of them is written during it), in a loop without a recursion.
         let end = min(n, start + modulationRun)
         // The offsets in fixed point (24 fraction bits): whole sample and fraction without a
@@ -321,18 +309,19 @@ public final class Reverb: StereoEffect {
             let f2 = Float(fixed2 & 0xff_ffff) * Reverb.fixedScale, f5 = Float(fixed5 & 0xff_ffff) * Reverb.fixedScale
             let a2 = m2[ahead &- (k2 &<< 3)], b2 = m2[ahead &- ((k2 &+ 1) &<< 3)]
             let a5 = m5[ahead &- (k5 &<< 3)], b5 = m5[ahead &- ((k5 &+ 1) &<< 3)]
-            modulated2[i] = a2 + f2 * (b2 - a2)
-            modulated5[i] = a5 + f5 * (b5 - a5)
+            let o = outputs + (i << 3)
+            o[0] = r0[ahead]; o[1] = r1[ahead]
+            o[2] = a2 + f2 * (b2 - a2)
+            o[3] = r3[ahead]; o[4] = r4[ahead]
+            o[5] = a5 + f5 * (b5 - a5)
+            o[6] = r6[ahead]; o[7] = r7[ahead]
             ahead = (ahead &+ 8) & frameMask
         }
         offset2 = Float(fixed2) * Reverb.fixedScale
         offset5 = Float(fixed5) * Reverb.fixedScale
-        for i in start..<end {
-            let sv = SIMD8(r0[w], r1[w], modulated2[i], r3[w], r4[w], modulated5[i], r6[w], r7[w])
-
-            // Decay gain and damping low-pass in one: y = pole·y + (1 − pole)·g·s.
-            y = pole * y + q * sv
-
+        // One time step: the network mixes the lines' damped outputs y, adds the input and
+        // writes frame w.
+        @inline(__always) func step(_ y: SIMD8<Float>, _ i: Int, _ w: Int) {
             let z = y * halves + SIMD8(y[4], y[5], y[6], y[7], y[0], y[1], y[2], y[3])
             // Householder4 in each half: each lane less half the half's sum, the sums across
             // lanes left in every lane of their half by two swaps and two adds.
@@ -344,33 +333,46 @@ public final class Reverb: StereoEffect {
             let frame = UnsafeMutableRawPointer(lines + w)
             frame.storeBytes(of: kept, as: SIMD8<Float>.self)
             frame.storeBytes(of: kept, toByteOffset: span << 2, as: SIMD8<Float>.self)
+        }
+        @inline(__always) func lineOutput(_ i: Int) -> SIMD8<Float> {
+            UnsafeRawPointer(outputs + (i << 3)).loadUnaligned(as: SIMD8<Float>.self)
+        }
+        // Decay gain and damping low-pass in one: y = pole·y + (1 − pole)·g·s, the one value
+        // that waits on the step before. Two steps at a time, the second from the y before
+        // both (pole²·y + pole·x₀ + x₁), so it waits once per two steps.
+        var i = start
+        while i + 2 <= end {
+            let x0 = q * lineOutput(i), x1 = q * lineOutput(i + 1)
+            let y0 = pole * y + x0
+            y = poleSquared * y + (pole * x0 + x1)
+            step(y0, i, w)
+            let w1 = (w &+ 8) & frameMask
+            step(y, i + 1, w1)
+            w = (w1 &+ 8) & frameMask
+            i += 2
+        }
+        if i < end {
+            y = pole * y + q * lineOutput(i)
+            step(y, i, w)
             w = (w &+ 8) & frameMask
-
-            if stereo {
-                UnsafeMutableRawPointer(taps + (i << 2)).storeBytes(of: sv.lowHalf, as: SIMD4<Float>.self)
-                UnsafeMutableRawPointer(tapsB + (i << 2)).storeBytes(of: sv.highHalf, as: SIMD4<Float>.self)
-            } else {
-                UnsafeMutableRawPointer(taps + (i << 2)).storeBytes(of: sv.lowHalf - sv.highHalf, as: SIMD4<Float>.self)
-            }
         }
         start = end
         }
         lineIndex = w >> 3
         // The output taps alternate in sign: u = g·(d0 − d1 + d2 − d3) with d = sA − sB.
         let outputTap = Reverb.outputGain * r
-        let taps = self.taps
         let uRight = scratchRight
-        if stereo {
+        if right != nil {
             // a = sA (the shorter lines), b = sB (the longer ones), each side its pattern.
             for i in 0..<n {
-                let a = taps + (i << 2), b = tapsB + (i << 2)
+                let a = outputs + (i << 3), b = a + 4
                 u[i] = outputTap * (((a[0] + a[1]) - (a[2] + a[3])) + ((b[0] + b[1]) - (b[2] - b[3])))
                 uRight[i] = outputTap * (((a[0] - a[1]) - (a[2] + a[3])) + ((b[2] + b[3]) - (b[0] + b[1])))
             }
         } else {
             for i in 0..<n {
-                let d = taps + (i << 2)
-                u[i] = outputTap * ((d[0] - d[1]) + (d[2] - d[3]))
+                let a = outputs + (i << 3), b = a + 4
+                u[i] = outputTap * (((a[0] - b[0]) - (a[1] - b[1])) + ((a[2] - b[2]) - (a[3] - b[3])))
             }
         }
         lowpassA = y.lowHalf
