@@ -119,53 +119,27 @@ public final class Flanger: StereoEffect {
 
     public func process(_ block: UnsafeMutableBufferPointer<Float>) {
         readKnobs()
-        run(block, line: line, offset: 0, delayNow: &delayNow)
-    }
-
-    /// Where the sweep and the knobs' glides stand: a stereo block runs each side from the same place.
-    private struct Motion {
-        var phase: Double, increment, centre, depth, feedback, mix: SmoothedValue
-        var feedbackNow, mixNow: Float, writeIndex: Int
-    }
-
-    private var motion: Motion {
-        get { Motion(phase: phase, increment: increment, centre: centre, depth: depth, feedback: feedback, mix: mix,
-                     feedbackNow: feedbackNow, mixNow: mixNow, writeIndex: writeIndex) }
-        set {
-            phase = newValue.phase
-            increment = newValue.increment
-            centre = newValue.centre
-            depth = newValue.depth
-            feedback = newValue.feedback
-            mix = newValue.mix
-            feedbackNow = newValue.feedbackNow
-            mixNow = newValue.mixNow
-            writeIndex = newValue.writeIndex
-        }
+        guard let x = block.baseAddress else { return }
+        run(x, nil, block.count, offset: 0)
     }
 
     public func process(left: UnsafeMutableBufferPointer<Float>, right: UnsafeMutableBufferPointer<Float>) {
         readKnobs()
         spread.setTarget(parameters.load(.flangerSpread))
         let offset = 0.5 * spread.skip(left.count)
-        let start = motion
-        run(left, line: line, offset: 0, delayNow: &delayNow)
-        let end = motion
-        motion = start
-        run(right, line: lineRight, offset: offset, delayNow: &delayNowRight)
-        motion = end
+        guard let l = left.baseAddress, let r = right.baseAddress else { return }
+        run(l, r, left.count, offset: offset)
     }
 
-    /// One side (or the mono signal) through `line`, its sweep `offset` cycles behind.
-    private func run(_ block: UnsafeMutableBufferPointer<Float>, line: UnsafeMutablePointer<Float>, offset: Float,
-                     delayNow: inout Float) {
-        let mask = lineMask
+    /// The mono signal, or the left side and (`right`) the right one, through their lines; the
+    /// right side's sweep `offset` cycles behind the left's.
+    private func run(_ base: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>?, _ count: Int, offset: Float) {
+        let mask = lineMask, line = self.line, lineRight = self.lineRight
         var writeIndex = self.writeIndex
-        var delay = delayNow, fb = feedbackNow, m = mixNow
-        guard let base = block.baseAddress else { return }
+        var delay = delayNow, delayRight = delayNowRight, fb = feedbackNow, m = mixNow
         var start = 0
-        while start < block.count {
-            let n = min(Flanger.subBlock, block.count - start)
+        while start < count {
+            let n = min(Flanger.subBlock, count - start)
             // Control rate: advance the LFO and the ramps to the end of this sub-block.
             let before = increment.current
             let after = increment.skip(n)
@@ -173,49 +147,40 @@ public final class Flanger: StereoEffect {
             phase -= phase.rounded(.down)
             _ = centre.skip(n)
             _ = depth.skip(n)
-            let delayEnd = sweptDelay(lfo: table.sine(offset == 0 ? Float(phase) : Flanger.wrapped(Float(phase) - offset)))
+            let delayEnd = sweptDelay(lfo: table.sine(Float(phase)))
             let fbEnd = feedback.skip(n), mixEnd = mix.skip(n)
             let scale = 1 / Float(n)
-            let dDelay = (delayEnd - delay) * scale, dFb = (fbEnd - fb) * scale, dMix = (mixEnd - m) * scale
-            var norm = (1 - fb * fb).squareRoot()
+            let dFb = (fbEnd - fb) * scale, dMix = (mixEnd - m) * scale
+            let norm = (1 - fb * fb).squareRoot()
             let dNorm = ((1 - fbEnd * fbEnd).squareRoot() - norm) * scale
+            let ramps = Ramps(fb: fb, dFb: dFb, mix: m, dMix: dMix, norm: norm, dNorm: dNorm)
 
             let x = base + start
-            var first = 0
-            if min(delay, delayEnd) >= 5 {
-                // Four samples at a time: with the delay at least 5 samples, none of the four
-                // reads what the other three write, so they can be computed side by side.
-                first = Flanger.runFour(x, n, line: line, mask: mask, writeIndex: &writeIndex,
-                                        delay: delay, dDelay: dDelay, fb: fb, dFb: dFb,
-                                        mix: m, dMix: dMix, norm: norm, dNorm: dNorm)
-                let done = Float(first)
-                delay += done * dDelay
-                fb += done * dFb
-                m += done * dMix
-                norm += done * dNorm
-            }
-            for i in first..<n {
-                let input = x[i].isFinite ? x[i] : 0
-                delay += dDelay
-                fb += dFb
-                m += dMix
-                norm += dNorm
-                let whole = Int(delay)
-                let f = delay - Float(whole)
-                // y1 is `whole` samples old, y2 one older; the value sought lies between them.
-                let r = writeIndex - whole
-                let y0 = line[(r + 1) & mask]
-                let y1 = line[r & mask]
-                let y2 = line[(r - 1) & mask]
-                let y3 = line[(r - 2) & mask]
-                let c1 = 0.5 * (y2 - y0)
-                let c2 = y0 - 2.5 * y1 + 2 * y2 - 0.5 * y3
-                let c3 = 0.5 * (y3 - y0) + 1.5 * (y1 - y2)
-                let d = ((c3 * f + c2) * f + c1) * f + y1
-                // A decaying tail ends in exact zero instead of denormals.
-                line[writeIndex] = flushed(input + fb * d)
-                writeIndex = (writeIndex + 1) & mask
-                x[i] = input + m * (norm * d - input)
+            let dDelay = (delayEnd - delay) * scale
+            if let right {
+                let xRight = right + start
+                let delayEndRight = sweptDelay(lfo: table.sine(offset == 0 ? Float(phase) : Flanger.wrapped(Float(phase) - offset)))
+                let dDelayRight = (delayEndRight - delayRight) * scale
+                if min(min(delay, delayEnd), min(delayRight, delayEndRight)) >= 5 {
+                    // Both sides side by side in one vector, four samples each.
+                    var w = writeIndex
+                    let done = Flanger.runLanes(x, xRight, n, line: line, rightOffset: lineRight - line, mask: mask,
+                                                writeIndex: &w,
+                                                delay: SIMD8(lowHalf: SIMD4(repeating: delay), highHalf: SIMD4(repeating: delayRight)),
+                                                dDelay: SIMD8(lowHalf: SIMD4(repeating: dDelay), highHalf: SIMD4(repeating: dDelayRight)),
+                                                ramps)
+                    _ = Flanger.runSamples(x, from: done, n, line: line, mask: mask, writeIndex: w,
+                                           delay: delay, dDelay: dDelay, ramps)
+                    writeIndex = Flanger.runSamples(xRight, from: done, n, line: lineRight, mask: mask, writeIndex: w,
+                                                    delay: delayRight, dDelay: dDelayRight, ramps)
+                } else {
+                    _ = runSide(x, n, line: line, writeIndex: writeIndex, delay: delay, delayEnd: delayEnd, dDelay: dDelay, ramps)
+                    writeIndex = runSide(xRight, n, line: lineRight, writeIndex: writeIndex, delay: delayRight,
+                                         delayEnd: delayEndRight, dDelay: dDelayRight, ramps)
+                }
+                delayRight = delayEndRight
+            } else {
+                writeIndex = runSide(x, n, line: line, writeIndex: writeIndex, delay: delay, delayEnd: delayEnd, dDelay: dDelay, ramps)
             }
             // Land exactly on the targets, without the rounding of n small steps.
             delay = delayEnd
@@ -225,67 +190,202 @@ public final class Flanger: StereoEffect {
         }
         self.writeIndex = writeIndex
         delayNow = delay
+        delayNowRight = delayRight
         feedbackNow = fb
         mixNow = m
     }
 
-    /// The flanger's loop for runs of four samples (see `process`), the knobs' ramps evaluated
-    /// per sample as there. Returns how many samples it did (a multiple of four).
+    /// Feedback, mix and the wet path's scaling at a sub-block's start, and their steps per sample.
+    private struct Ramps {
+        let fb, dFb, mix, dMix, norm, dNorm: Float
+    }
+
+    /// One side's sub-block: four samples at a time where the delay allows, then sample by
+    /// sample. Returns the write index after it.
     @inline(__always)
-    private static func runFour(_ x: UnsafeMutablePointer<Float>, _ n: Int, line: UnsafeMutablePointer<Float>,
-                                mask: Int, writeIndex: inout Int, delay: Float, dDelay: Float,
-                                fb: Float, dFb: Float, mix: Float, dMix: Float,
-                                norm: Float, dNorm: Float) -> Int {
-        let finiteLimit = SIMD4<UInt32>(repeating: 0x7f80_0000)
-        let magnitude = SIMD4<UInt32>(repeating: 0x7fff_ffff)
-        let floor = SIMD4<UInt32>(repeating: Float(1e-15).bitPattern)
-        let magic = SIMD4<Float>(repeating: 12_582_912)
-        let magicBits = SIMD4<Int32>(repeating: 0x4b40_0000)
-        var w = writeIndex
-        var i = 0
-        while i + 4 <= n {
-            let steps = SIMD4<Float>(Float(i + 1), Float(i + 2), Float(i + 3), Float(i + 4))
-            let dv = delay + steps * dDelay
-            // Whole and fractional delays per lane, without a checked conversion per lane: adding
-            // 1.5·2²³ rounds a delay (0…2²²) to a whole number in the float's low bits, one less
-            // where that rounded up gives the floor, and the bits less 1.5·2²³'s are that number.
-            var whole = (dv + magic) - magic
-            whole = whole.replacing(with: whole - 1, where: whole .> dv)
-            let f = dv - whole
-            let wholeBits = unsafeBitCast(whole + magic, to: SIMD4<Int32>.self) &- magicBits
-            let k0 = Int(wholeBits[0]), k1 = Int(wholeBits[1]), k2 = Int(wholeBits[2]), k3 = Int(wholeBits[3])
-            // y1 is `whole` samples old; the four taps are consecutive (r − 2 … r + 1).
-            let r0 = w &- k0, r1 = w &+ 1 &- k1, r2 = w &+ 2 &- k2, r3 = w &+ 3 &- k3
-            let y0 = SIMD4(line[(r0 &+ 1) & mask], line[(r1 &+ 1) & mask], line[(r2 &+ 1) & mask], line[(r3 &+ 1) & mask])
-            let y1 = SIMD4(line[r0 & mask], line[r1 & mask], line[r2 & mask], line[r3 & mask])
-            let y2 = SIMD4(line[(r0 &- 1) & mask], line[(r1 &- 1) & mask], line[(r2 &- 1) & mask], line[(r3 &- 1) & mask])
-            let y3 = SIMD4(line[(r0 &- 2) & mask], line[(r1 &- 2) & mask], line[(r2 &- 2) & mask], line[(r3 &- 2) & mask])
+    private func runSide(_ x: UnsafeMutablePointer<Float>, _ n: Int, line: UnsafeMutablePointer<Float>, writeIndex: Int,
+                         delay: Float, delayEnd: Float, dDelay: Float, _ ramps: Ramps) -> Int {
+        var w = writeIndex, done = 0
+        if min(delay, delayEnd) >= 5 {
+            // Four samples at a time: with the delay at least 5 samples, none of the four
+            // reads what the other three write, so they can be computed side by side.
+            done = Flanger.runLanes(x, x, n, line: line, rightOffset: 0, mask: lineMask, writeIndex: &w,
+                                    delay: SIMD4(repeating: delay), dDelay: SIMD4(repeating: dDelay), ramps)
+        }
+        return Flanger.runSamples(x, from: done, n, line: line, mask: lineMask, writeIndex: w, delay: delay, dDelay: dDelay, ramps)
+    }
+
+    /// Samples `first..<n` one at a time, the ramps stepped from the sub-block's start (the
+    /// first `first` done by `runLanes`). Returns the write index after them.
+    @inline(__always)
+    private static func runSamples(_ x: UnsafeMutablePointer<Float>, from first: Int, _ n: Int, line: UnsafeMutablePointer<Float>,
+                                   mask: Int, writeIndex: Int, delay: Float, dDelay: Float, _ ramps: Ramps) -> Int {
+        let done = Float(first)
+        var delay = delay + done * dDelay
+        var fb = ramps.fb + done * ramps.dFb, m = ramps.mix + done * ramps.dMix, norm = ramps.norm + done * ramps.dNorm
+        var writeIndex = writeIndex
+        for i in first..<n {
+            let input = x[i].isFinite ? x[i] : 0
+            delay += dDelay
+            fb += ramps.dFb
+            m += ramps.dMix
+            norm += ramps.dNorm
+            let whole = Int(delay)
+            let f = delay - Float(whole)
+            // y1 is `whole` samples old, y2 one older; the value sought lies between them.
+            let r = writeIndex - whole
+            let y0 = line[(r + 1) & mask]
+            let y1 = line[r & mask]
+            let y2 = line[(r - 1) & mask]
+            let y3 = line[(r - 2) & mask]
             let c1 = 0.5 * (y2 - y0)
             let c2 = y0 - 2.5 * y1 + 2 * y2 - 0.5 * y3
             let c3 = 0.5 * (y3 - y0) + 1.5 * (y1 - y2)
             let d = ((c3 * f + c2) * f + c1) * f + y1
+            // A decaying tail ends in exact zero instead of denormals.
+            line[writeIndex] = flushed(input + fb * d)
+            writeIndex = (writeIndex + 1) & mask
+            x[i] = input + m * (norm * d - input)
+        }
+        return writeIndex
+    }
 
-            let raw = UnsafeRawPointer(x + i).loadUnaligned(as: SIMD4<Float>.self)
-            let rawBits = unsafeBitCast(raw, to: SIMD4<UInt32>.self)
-            let input = raw.replacing(with: 0, where: (rawBits & magnitude) .>= finiteLimit)
-            let fbv = fb + steps * dFb
+    /// 4-point Catmull-Rom between y1 (at f = 0) and y2 (at f = 1), y0 and y3 their outer
+    /// neighbours, in each lane (as `runSamples` does one sample).
+    @inline(__always)
+    private static func interpolated<V: SIMD>(_ y0: V, _ y1: V, _ y2: V, _ y3: V, at f: V) -> V where V.Scalar == Float {
+        let c1 = 0.5 * (y2 - y0)
+        let c2 = y0 - 2.5 * y1 + 2 * y2 - 0.5 * y3
+        let c3 = 0.5 * (y3 - y0) + 1.5 * (y1 - y2)
+        return ((c3 * f + c2) * f + c1) * f + y1
+    }
+
+    /// The flanger's loop for runs of four samples (see `process`), the knobs' ramps evaluated
+    /// per sample as there; each lane one sample. With four lanes, four samples of `x`; with
+    /// eight, lanes 4…7 are the same four samples of `xRight` through the line at `rightOffset`
+    /// past `line`. Returns how many samples of each it did (a multiple of four).
+    @inline(__always)
+    private static func runLanes<V: FlangerLanes>(_ x: UnsafeMutablePointer<Float>, _ xRight: UnsafeMutablePointer<Float>, _ n: Int,
+                                                  line: UnsafeMutablePointer<Float>, rightOffset: Int, mask: Int,
+                                                  writeIndex: inout Int, delay: V, dDelay: V, _ ramps: Ramps) -> Int {
+        let lineRight = line + rightOffset
+        var w = writeIndex
+        var i = 0
+        while i + 4 <= n {
+            let steps = V.lanes { Float(i + ($0 & 3) + 1) }
+            let (whole, f) = (delay + steps * dDelay).wholeAndFraction()
+            // y1 is `whole` samples old; the four taps are consecutive (r − 2 … r + 1).
+            @inline(__always) func tap(_ t: Int) -> V {
+                V.lanes { k in
+                    let r = w &+ (k & 3) &- Int(whole[k])
+                    return line[(k < 4 ? 0 : rightOffset) &+ ((r &+ t) & mask)]
+                }
+            }
+            let d = interpolated(tap(1), tap(0), tap(-1), tap(-2), at: f)
+            let raw = V.load(x + i, xRight + i)
+            let input = raw.finiteOrZero()
+            let fbv = ramps.fb + steps * ramps.dFb
             let feed = input + fbv * d
-            let feedBits = unsafeBitCast(feed, to: SIMD4<UInt32>.self)
-            let stored = feed.replacing(with: 0, where: (feedBits & magnitude) .< floor)
+            let stored = feed.flushedToZero()
             if w &+ 3 <= mask {
-                UnsafeMutableRawPointer(line + w).storeBytes(of: stored, as: SIMD4<Float>.self)
+                stored.store(line + w, lineRight + w)
             } else {
-                line[w] = stored[0]; line[(w &+ 1) & mask] = stored[1]
-                line[(w &+ 2) & mask] = stored[2]; line[(w &+ 3) & mask] = stored[3]
+                for k in 0..<V.scalarCount { (k < 4 ? line : lineRight)[(w &+ (k & 3)) & mask] = stored[k] }
             }
             w = (w &+ 4) & mask
-            let mv = mix + steps * dMix, nv = norm + steps * dNorm
-            UnsafeMutableRawPointer(x + i).storeBytes(of: input + mv * (nv * d - input), as: SIMD4<Float>.self)
+            let mv = ramps.mix + steps * ramps.dMix, nv = ramps.norm + steps * ramps.dNorm
+            (input + mv * (nv * d - input)).store(x + i, xRight + i)
             i += 4
         }
         writeIndex = w
         return i
     }
+}
+
+/// The flanger's vector loop's lanes: four samples of one signal (`SIMD4`), or four of each of
+/// two (`SIMD8`, the second in lanes 4…7).
+protocol FlangerLanes: SIMD where Scalar == Float {
+    /// A vector of `value(k)` in lane k.
+    static func lanes(_ value: (Int) -> Float) -> Self
+    /// Four samples from `first`, and with eight lanes four from `second`.
+    static func load(_ first: UnsafePointer<Float>, _ second: UnsafePointer<Float>) -> Self
+    /// Stores the lanes as `load` reads them.
+    func store(_ first: UnsafeMutablePointer<Float>, _ second: UnsafeMutablePointer<Float>)
+    /// Each lane's whole part (a delay 0…2²²) and the fraction left.
+    func wholeAndFraction() -> (whole: Wholes, fraction: Self)
+    associatedtype Wholes: SIMD where Wholes.Scalar == Int32
+    /// Each lane, or 0 where it is not finite.
+    func finiteOrZero() -> Self
+    /// Each lane, or exact zero where it is too small to matter (as `flushed`).
+    func flushedToZero() -> Self
+}
+
+extension SIMD4: FlangerLanes where Scalar == Float {
+    @inline(__always)
+    static func lanes(_ value: (Int) -> Float) -> Self { SIMD4(value(0), value(1), value(2), value(3)) }
+
+    @inline(__always)
+    static func load(_ first: UnsafePointer<Float>, _ second: UnsafePointer<Float>) -> Self {
+        UnsafeRawPointer(first).loadUnaligned(as: SIMD4<Float>.self)
+    }
+
+    @inline(__always)
+    func store(_ first: UnsafeMutablePointer<Float>, _ second: UnsafeMutablePointer<Float>) {
+        UnsafeMutableRawPointer(first).storeBytes(of: self, as: SIMD4<Float>.self)
+    }
+
+    /// Without a checked conversion per lane: adding 1.5·2²³ rounds a delay (0…2²²) to a whole
+    /// number in the float's low bits, one less where that rounded up gives the floor, and the
+    /// bits less 1.5·2²³'s are that number.
+    @inline(__always)
+    func wholeAndFraction() -> (whole: SIMD4<Int32>, fraction: Self) {
+        let magic = SIMD4<Float>(repeating: 12_582_912)
+        var whole = (self + magic) - magic
+        whole = whole.replacing(with: whole - 1, where: whole .> self)
+        return (unsafeBitCast(whole + magic, to: SIMD4<Int32>.self) &- SIMD4<Int32>(repeating: 0x4b40_0000), self - whole)
+    }
+
+    @inline(__always)
+    func finiteOrZero() -> Self {
+        let magnitude = unsafeBitCast(self, to: SIMD4<UInt32>.self) & SIMD4<UInt32>(repeating: 0x7fff_ffff)
+        return replacing(with: 0, where: magnitude .>= SIMD4<UInt32>(repeating: 0x7f80_0000))
+    }
+
+    @inline(__always)
+    func flushedToZero() -> Self {
+        let magnitude = unsafeBitCast(self, to: SIMD4<UInt32>.self) & SIMD4<UInt32>(repeating: 0x7fff_ffff)
+        return replacing(with: 0, where: magnitude .< SIMD4<UInt32>(repeating: Float(1e-15).bitPattern))
+    }
+}
+
+extension SIMD8: FlangerLanes where Scalar == Float {
+    @inline(__always)
+    static func lanes(_ value: (Int) -> Float) -> Self {
+        SIMD8(value(0), value(1), value(2), value(3), value(4), value(5), value(6), value(7))
+    }
+
+    @inline(__always)
+    static func load(_ first: UnsafePointer<Float>, _ second: UnsafePointer<Float>) -> Self {
+        SIMD8(lowHalf: .load(first, first), highHalf: .load(second, second))
+    }
+
+    @inline(__always)
+    func store(_ first: UnsafeMutablePointer<Float>, _ second: UnsafeMutablePointer<Float>) {
+        lowHalf.store(first, first)
+        highHalf.store(second, second)
+    }
+
+    @inline(__always)
+    func wholeAndFraction() -> (whole: SIMD8<Int32>, fraction: Self) {
+        let low = lowHalf.wholeAndFraction(), high = highHalf.wholeAndFraction()
+        return (SIMD8<Int32>(lowHalf: low.whole, highHalf: high.whole), SIMD8(lowHalf: low.fraction, highHalf: high.fraction))
+    }
+
+    @inline(__always)
+    func finiteOrZero() -> Self { SIMD8(lowHalf: lowHalf.finiteOrZero(), highHalf: highHalf.finiteOrZero()) }
+
+    @inline(__always)
+    func flushedToZero() -> Self { SIMD8(lowHalf: lowHalf.flushedToZero(), highHalf: highHalf.flushedToZero()) }
 }
 
 extension PedalKind {
