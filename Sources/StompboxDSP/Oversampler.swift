@@ -9,11 +9,10 @@ import Foundation
 /// sample's four oversampled values, a `Quad`). The caller writes up to `maximumBlockSize`
 /// samples to `input` and runs its stages group by group in `forEachGroup` loops:
 /// `Interpolator.group` makes a group's values, `CurveState.apply` and the first half of a
-/// filter (`OnePoleState.firstHalf`) work on them in registers, and a pass ends where a
-/// filter must run in sequence (`OnePoleState.scan`): the next pass starts from the filter's
-/// second half. The last pass stores the groups in the four rows (`Rows.output`; row p holds
-/// the values 4i + p, with `history` past values in front) and `downsample` writes the
-/// base-rate result. What a group needs of the group before (a curve's last point, a
+/// filter (`OnePole.firstHalf`) work on them in registers, and a pass ends where a filter must
+/// run in sequence (`OnePole.scan`): the next pass starts from the filter's second half. The
+/// last pass stores the groups in the four rows (`output`; row p holds the values 4i + p, with
+/// `history` past values in front) and `downsample` writes the base-rate result. What a group needs of the group before (a curve's last point, a
 /// high-pass's last input) is carried from one group to the next, which the compiler still
 /// vectorises (a first-order recurrence); so every pass is a loop it vectorises.
 ///
