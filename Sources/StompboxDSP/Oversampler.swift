@@ -240,6 +240,8 @@ final class Oversampler {
         private(set) var pole: Float
         private(set) var gain: Float
         var lastOutput: Float = 0
+        /// The last input: a DC blocker's first e needs it. A low-pass keeps it too, unread, so
+        /// `firstHalf` has one form for both kinds.
         var lastInput: Float = 0
 
         init(pole: Float, gain: Float) {

@@ -253,8 +253,8 @@ public final class Reverb: StereoEffect {
         // Read offsets from the write frame (line i sits at lane i of a frame).
         let span = lineSize << 3
         let r0 = lines + (span - (lineDelays[0] << 3)), r1 = lines + (span - (lineDelays[1] << 3) + 1)
-        let r2 = lines + (span - (lineDelays[2] << 3) + 2), r3 = lines + (span - (lineDelays[3] << 3) + 3)
-        let r4 = lines + (span - (lineDelays[4] << 3) + 4)
+        // (Lines 2 and 5 are the modulated ones, read through m2 and m5 below.)
+        let r3 = lines + (span - (lineDelays[3] << 3) + 3), r4 = lines + (span - (lineDelays[4] << 3) + 4)
         let r6 = lines + (span - (lineDelays[6] << 3) + 6), r7 = lines + (span - (lineDelays[7] << 3) + 7)
         // Lines 2 and 5 read at their delay plus an offset that glides over the block from where
         // it stood to the LFO's next value: read `margin` samples short of the delay, then
