@@ -134,6 +134,109 @@ struct LiveEngineSettingsTests {
         #expect(abs(followed - faced) < 60, "the clocks differed by \(faced) ppm: \(best)")
     }
 
+    /// The program is held still for 15 ms, six times, 3 s apart, as a busy desktop can hold it:
+    /// each time the output runs dry and input piles up. The engine counts the dropouts, and
+    /// three seconds after the last stall its own latency figure is no more than 0.5 ms above
+    /// the one before the first stall, the scope's no more than 2 ms above (at a fixed margin:
+    /// `--no-auto-latency`), and the two within 2 ms of each other. Before, each stall could
+    /// leave part of its gap as latency for good, less than the margin's bands show, and the
+    /// parts added up: the engine reported 8.0 → 9.9 and 8.0 → 9.4 ms, the scope read 386 → 474
+    /// and 386 → 497 samples (and 377 → 478, 386 → 505 by hand). Since, the scope reads −46 to
+    /// +62 samples from where it began (the engine's figures and the scope's differ by up to a
+    /// millisecond on this rig, whose input and output are two remaps of one null sink). A take
+    /// during which the host also stalled the machine is taken again, up to three.
+    static func stalls(_ kind: AudioServerKind) throws {
+        let server = try PrivatePulseServer(kind: kind)
+        try server.start()
+        defer { server.stop() }
+        let binary = try Self.stompbox()
+        var env = ProcessInfo.processInfo.environment
+        env["PULSE_SERVER"] = server.address
+        struct Take: CustomStringConvertible {
+            var before = 0, after = 0
+            /// The engine's own figures (latency_ms), just before the first stall and at the end.
+            var reportedBefore = 0.0, reportedAfter = 0.0
+            var underruns = 0
+            var hostStalls = 0
+            var grown: Int { after - before }
+            var description: String {
+                "lag \(before) samples before the stalls, \(after) after; the engine reported \(reportedBefore) ms, then \(reportedAfter) ms; \(underruns) underruns, host stalled \(hostStalls)×"
+            }
+        }
+        let bar = 96   // 2 ms
+        func passed(_ t: Take) -> Bool {
+            t.grown <= bar && t.reportedAfter - t.reportedBefore <= 0.5 && abs(t.reportedAfter - Double(t.after) / 48) <= 2
+        }
+        var takes: [Take] = []
+        for attempt in 0..<3 {
+            let out = server.directory.appendingPathComponent("stalls-\(attempt).out").path
+            let run = try Subprocess(binary, ["run", "--headless", "--backend", "pulse", "--input", "guitar_in.monitor", "--output", "amp_out",
+                                              "--no-auto-latency", "--chain", "overdrive", "--set", "overdrive.enabled=off"],
+                                     environment: env, stdout: out)
+            defer { run.stop(SIGKILL) }
+            let start = Date()
+            while !((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").contains("state=running") && Date().timeIntervalSince(start) < 10 {
+                usleep(50_000)
+            }
+            Thread.sleep(forTimeInterval: 2)
+            let monitor = HostStallMonitor()
+            let recording = try server.startScopeRecording()
+            Thread.sleep(forTimeInterval: 0.5)
+            let player = try server.play(Signal.noise(length: 48_000 * 23, amplitude: 0.3))
+            let playedAt = Date()
+            let stallTimes = [3.0, 6.0, 9.0, 12.0, 15.0, 18.0]
+            var take = Take()
+            func status() -> Substring? {
+                ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").split(separator: "\n").last { $0.contains("underruns=") }
+            }
+            func field(_ name: String, _ line: Substring?) -> Substring? {
+                line?.split(separator: " ").first { $0.hasPrefix(name + "=") }?.dropFirst(name.count + 1)
+            }
+            for t in stallTimes {
+                Thread.sleep(forTimeInterval: max(0, t - Date().timeIntervalSince(playedAt)))
+                if t == stallTimes[0] { take.reportedBefore = field("latency_ms", status()).flatMap { Double($0) } ?? 0 }
+                kill(run.pid, SIGSTOP)
+                usleep(15_000)
+                kill(run.pid, SIGCONT)
+            }
+            player.wait()
+            let last = status()
+            take.reportedAfter = field("latency_ms", last).flatMap { Double($0) } ?? 0
+            take.underruns = field("underruns", last).flatMap { Int($0) } ?? 0
+            Thread.sleep(forTimeInterval: 0.5)
+            let (left, right) = recording.finish()
+            take.hostStalls = monitor.stop().count
+            run.stop(SIGTERM)
+            let onset = try #require(left.firstIndex { abs($0) > 0.01 })
+            func lag(at seconds: Double) throws -> Int {
+                try #require(ScopeAnalysis.delay(left, right, start: onset + Int(seconds * 48_000), window: 2_400, maxLag: 2_400)).lag
+            }
+            take.before = try lag(at: stallTimes[0] - 0.5)
+            take.after = try lag(at: stallTimes.last! + 3)
+            print("\(kind) stalls: \(take)")
+            takes.append(take)
+            if passed(take) || take.hostStalls == 0 { break }
+        }
+        guard let judged = takes.first(where: passed) ?? takes.last(where: { $0.hostStalls == 0 }) else {
+            withKnownIssue("the host held this machine back during every take: no verdict") {
+                Issue.record("\(kind): \(takes)")
+            }
+            return
+        }
+        #expect(judged.underruns >= 1, "the stalls made no dropout to count: \(judged)")
+        // The engine's own figure (the frame counts) no more than 0.5 ms up, and honest: within
+        // 2 ms of the scope's.
+        #expect(judged.reportedAfter - judged.reportedBefore <= 0.5, "\(kind): \(takes)")
+        #expect(abs(judged.reportedAfter - Double(judged.after) / 48) <= 2, "\(kind): \(takes)")
+        #expect(judged.grown <= bar, "\(kind): \(takes)")
+    }
+
+    @Test(.enabled(if: AudioServerKind.pulseaudio.isAvailable, "\(AudioServerKind.pulseaudio.unavailableReason ?? "")"))
+    func afterAStallTheLatencyComesBackOnPulseAudio() throws { try Self.stalls(.pulseaudio) }
+
+    @Test(.enabled(if: AudioServerKind.pipewire.isAvailable, "\(AudioServerKind.pipewire.unavailableReason ?? "")"))
+    func afterAStallTheLatencyComesBackOnPipeWire() throws { try Self.stalls(.pipewire) }
+
     /// The interface stops delivering (a hung USB device: reads would block for ever):
     /// `stompbox run` says so, and SIGTERM still ends it within a second.
     @Test(.enabled(if: AudioServerKind.pulseaudio.isAvailable, "\(AudioServerKind.pulseaudio.unavailableReason ?? "")"))
