@@ -144,10 +144,10 @@ final class LiveSession {
     static let steadyJitter = 0.0004
     private var targetBeforeFall = 0.0
     /// A dropout can leave part of its gap as latency, less than the margin's bands show (the
-    /// scope read 1.4–2.5 ms more after six 15 ms stalls of the loop). So when one is counted, the smoothed end to end just
-    /// before it (if the figures were steady) and the target then are kept, and once the figures
-    /// are steady again the frame counts take back what the level stands above it (see
-    /// `observe`). `restoreSince`: when the last dropout of the spell was counted.
+    /// scope read 1.4–2.5 ms more after six 15 ms stalls of the loop). So when one is counted,
+    /// the smoothed end to end just before it (if the figures were steady) and the target then
+    /// are kept, and once the figures are steady again the frame counts take back what the level
+    /// stands above it (see `observe`). `restoreSince`: when the spell's last dropout was counted.
     private var endToEndBeforeDropout: Double?
     private var targetBeforeDropout = 0.0
     private var restoreSince: Double?
@@ -616,7 +616,7 @@ final class LiveSession {
             }
         }
         if let since = restoreSince, resampling || now - since > 10 { restoreSince = nil }
-        if action == .none, let since = restoreSince, now - since >= 1, now - lastActionAt >= 0.5, !resampling,
+        if action == .none, let since = restoreSince, now - since >= 1, now - lastActionAt >= 0.5,
            !control.starving, !control.awaitingFallVerdict, dryReportedAt == nil,
            endToEndJitter < Self.steadyJitter, let e = lastEndToEnd, lastEndToEndAt - endToEndSince >= 0.5 {
             // A second after the spell's last dropout, the figures steady for half a second since
@@ -630,9 +630,9 @@ final class LiveSession {
                 if above > LatencyControl.countsJitter { action = control.gapHeld(above, at: now, counted: true) }
             }
         }
-        if action != .none { lastActionAt = now }
         // A figure from before a correction is no yardstick for the next dry report or fall.
         if action != .none {
+            lastActionAt = now
             lastEndToEnd = nil
             endToEndBeforeLow = nil
         }
