@@ -149,9 +149,6 @@ struct LiveEngineSettingsTests {
         let server = try PrivatePulseServer(kind: kind)
         try server.start()
         defer { server.stop() }
-        let binary = try Self.stompbox()
-        var env = ProcessInfo.processInfo.environment
-        env["PULSE_SERVER"] = server.address
         struct Take: CustomStringConvertible {
             var before = 0, after = 0
             /// The engine's own figures (latency_ms), just before the first stall and at the end.
@@ -170,14 +167,9 @@ struct LiveEngineSettingsTests {
         var takes: [Take] = []
         for attempt in 0..<3 {
             let out = server.directory.appendingPathComponent("stalls-\(attempt).out").path
-            let run = try Subprocess(binary, ["run", "--headless", "--backend", "pulse", "--input", "guitar_in.monitor", "--output", "amp_out",
-                                              "--no-auto-latency", "--chain", "overdrive", "--set", "overdrive.enabled=off"],
-                                     environment: env, stdout: out)
+            let run = try Self.startRun(["--backend", "pulse", "--input", "guitar_in.monitor", "--output", "amp_out",
+                                         "--no-auto-latency", "--chain", "overdrive", "--set", "overdrive.enabled=off"], server, statusTo: out)
             defer { run.stop(SIGKILL) }
-            let start = Date()
-            while !((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").contains("state=running") && Date().timeIntervalSince(start) < 10 {
-                usleep(50_000)
-            }
             Thread.sleep(forTimeInterval: 2)
             let monitor = HostStallMonitor()
             let recording = try server.startScopeRecording()
@@ -194,15 +186,17 @@ struct LiveEngineSettingsTests {
             }
             for t in stallTimes {
                 Thread.sleep(forTimeInterval: max(0, t - Date().timeIntervalSince(playedAt)))
-                if t == stallTimes[0] { take.reportedBefore = field("latency_ms", status()).flatMap { Double($0) } ?? 0 }
+                if t == stallTimes[0] {
+                    take.reportedBefore = try #require(field("latency_ms", status()).flatMap { Double($0) }, "no latency figure from run")
+                }
                 kill(run.pid, SIGSTOP)
                 usleep(15_000)
                 kill(run.pid, SIGCONT)
             }
             player.wait()
             let last = status()
-            take.reportedAfter = field("latency_ms", last).flatMap { Double($0) } ?? 0
-            take.underruns = field("underruns", last).flatMap { Int($0) } ?? 0
+            take.reportedAfter = try #require(field("latency_ms", last).flatMap { Double($0) }, "no latency figure from run")
+            take.underruns = try #require(field("underruns", last).flatMap { Int($0) }, "no underrun count from run")
             Thread.sleep(forTimeInterval: 0.5)
             let (left, right) = recording.finish()
             take.hostStalls = monitor.stop().count
@@ -245,17 +239,9 @@ struct LiveEngineSettingsTests {
         try server.start()
         defer { server.stop() }
         let source = try server.loadPipeSource(name: "usb_guitar")
-        let binary = try Self.stompbox()
         let out = server.directory.appendingPathComponent("run.out").path
-        var env = ProcessInfo.processInfo.environment
-        env["PULSE_SERVER"] = server.address
-        let run = try Subprocess(binary, ["run", "--headless", "--input", source.name, "--output", "amp_out"],
-                                 environment: env, stdout: out)
+        let run = try Self.startRun(["--input", source.name, "--output", "amp_out"], server, statusTo: out)
         defer { run.stop(SIGKILL) }
-        let start = Date()
-        while !((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").contains("state=running") && Date().timeIntervalSince(start) < 10 {
-            usleep(50_000)
-        }
         let writer = try PacedWriter(fifo: source.fifoPath, rate: 48_000, looping: Signal.sine(frequency: 440, seconds: 0.1).map { $0 * 0.2 })
         Thread.sleep(forTimeInterval: 2)
         writer.stall()
@@ -275,6 +261,19 @@ struct LiveEngineSettingsTests {
         let lines = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
         #expect(lines.contains("state=running"))
         writer.stop()
+    }
+
+    /// `stompbox run --headless ARGUMENTS` on `server`, its status lines into `out`; returns once
+    /// it says `state=running` (or after 10 s).
+    static func startRun(_ arguments: [String], _ server: PrivatePulseServer, statusTo out: String) throws -> Subprocess {
+        var env = ProcessInfo.processInfo.environment
+        env["PULSE_SERVER"] = server.address
+        let run = try Subprocess(try stompbox(), ["run", "--headless"] + arguments, environment: env, stdout: out)
+        let start = Date()
+        while !((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").contains("state=running") && Date().timeIntervalSince(start) < 10 {
+            usleep(50_000)
+        }
+        return run
     }
 
     static func stompbox() throws -> String {
