@@ -56,8 +56,10 @@ public final class Amp: AudioEffect {
         /// The last low-pass's cutoff, in Hz.
         let brightness: Float
 
-        func preGain(_ gain: Float) -> Float {
-            decibelsToGain(preGain.lowerBound + (preGain.upperBound - preGain.lowerBound) * gain)
+        func preGain(_ gain: Float) -> Float { decibelsToGain(preGainDecibels(gain)) }
+
+        func preGainDecibels(_ gain: Float) -> Float {
+            preGain.lowerBound + (preGain.upperBound - preGain.lowerBound) * gain
         }
     }
 
@@ -86,6 +88,7 @@ public final class Amp: AudioEffect {
     private var brightness = SmoothedValue(9_000)
     private var bass = SmoothedValue(0.5), mid = SmoothedValue(0.5), treble = SmoothedValue(0.5)
     private var master = SmoothedValue(1)
+    private var driveGain = DecibelGain(), masterGain = DecibelGain()
 
     private var curve1 = Oversampler.CurveState(bias: Amp.biases.0)
     private var curve2 = Oversampler.CurveState(bias: Amp.biases.1)
@@ -165,7 +168,7 @@ public final class Amp: AudioEffect {
         guard let base = block.baseAddress, capacity > 0 else { return }
         let p = parameters
         let v = Amp.voicing(p.load(.ampModel))
-        drive.setTarget(v.preGain(p.load(.ampGain)))
+        drive.setTarget(driveGain(v.preGainDecibels(p.load(.ampGain))))
         stage2Gain.setTarget(v.stage2Gain)
         stage2Amount.setTarget(v.stage2Amount)
         stage3Gain.setTarget(v.stage3Gain)
@@ -174,7 +177,7 @@ public final class Amp: AudioEffect {
         bass.setTarget(p.load(.ampBass))
         mid.setTarget(p.load(.ampMid))
         treble.setTarget(p.load(.ampTreble))
-        master.setTarget(decibelsToGain(p.load(.ampMaster)))
+        master.setTarget(masterGain(p.load(.ampMaster)))
 
         var start = 0
         while start < block.count {

@@ -106,6 +106,7 @@ public final class Cabinet: AudioEffect, RestorableEffect, FileLoadingEffect, St
     private var fadePosition = 0
     private var fadeLength = 960
     private var level = SmoothedValue(1)
+    private var levelGain = DecibelGain()
     private var scratch = UnsafeMutablePointer<Float>.allocate(capacity: 1)
     private var scratchRight = UnsafeMutablePointer<Float>.allocate(capacity: 1)
     private var capacity = 0
@@ -320,7 +321,7 @@ public final class Cabinet: AudioEffect, RestorableEffect, FileLoadingEffect, St
         rightPlaying = right != nil
         for i in 0..<n where !x[i].isFinite { x[i] = 0 }
         if let right { for i in 0..<n where !right[i].isFinite { right[i] = 0 } }
-        level.setTarget(decibelsToGain(parameters.load(.cabLevel)))
+        level.setTarget(levelGain(parameters.load(.cabLevel)))
         if fadePosition >= fadeLength { takeNewFile() }
         let wanted = choice()
         if fadePosition >= fadeLength && wanted != current {

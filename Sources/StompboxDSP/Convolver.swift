@@ -380,12 +380,14 @@ public final class Convolver {
         let frameCount = self.frameCount, newest = self.newest
         let ar = accumulator, ai = accumulator + bins
         var b = 0
-        while b + 16 <= bins {
+        // (Wrapping index arithmetic: the indices are bounded by the buffers' sizes, and an
+        // overflow check per partition would cost as much as a bin's multiplies.)
+        while b &+ 16 <= bins {
             var r0 = SIMD8<Float>(), r1 = SIMD8<Float>(), i0 = SIMD8<Float>(), i1 = SIMD8<Float>()
             for k in partitions {
-                var slot = newest - k + lead
-                if slot < 0 { slot += frameCount }
-                let x = UnsafeRawPointer(frames + slot * stride + b), h = UnsafeRawPointer(kernel.spectra + k * stride + b)
+                var slot = newest &- k &+ lead
+                if slot < 0 { slot &+= frameCount }
+                let x = UnsafeRawPointer(frames + (slot &* stride &+ b)), h = UnsafeRawPointer(kernel.spectra + (k &* stride &+ b))
                 let imaginary = bins * MemoryLayout<Float>.stride
                 let xr0 = x.loadUnaligned(as: SIMD8<Float>.self), xr1 = x.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self)
                 let xi0 = x.loadUnaligned(fromByteOffset: imaginary, as: SIMD8<Float>.self)
@@ -403,7 +405,7 @@ public final class Convolver {
             UnsafeMutableRawPointer(ar + b + 8).storeBytes(of: r1, as: SIMD8<Float>.self)
             UnsafeMutableRawPointer(ai + b).storeBytes(of: i0, as: SIMD8<Float>.self)
             UnsafeMutableRawPointer(ai + b + 8).storeBytes(of: i1, as: SIMD8<Float>.self)
-            b += 16
+            b &+= 16
         }
         while b < bins {
             var r: Float = 0, i: Float = 0

@@ -23,6 +23,7 @@ public final class NoiseGate: AudioEffect {
     private var open = true
     /// Samples left before a gate whose input fell below the closing level starts to close.
     private var holdLeft = 0
+    private var thresholdGain = DecibelGain(), hysteresisGain = DecibelGain()
     private var attackStep: Float = 1 / 48
     /// The detector's fall over a whole sub-block.
     private var subBlockFall: Float = 0.97
@@ -64,8 +65,8 @@ public final class NoiseGate: AudioEffect {
     private func holdSamples() -> Int { Int(Double(parameters.load(hold)) / 1000 * sampleRate) }
 
     public func process(_ block: UnsafeMutableBufferPointer<Float>) {
-        let openLevel = decibelsToGain(parameters.load(threshold))
-        let closeLevel = openLevel * decibelsToGain(-parameters.load(hysteresis))
+        let openLevel = thresholdGain(parameters.load(threshold))
+        let closeLevel = openLevel * hysteresisGain(-parameters.load(hysteresis))
         let holdLength = holdSamples()
         let releaseStep = Float(1000 / (Double(parameters.load(release)) * sampleRate))
         // Judged against this block's levels, so that a threshold turned down under a held

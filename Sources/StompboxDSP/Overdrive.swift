@@ -31,6 +31,7 @@ public final class Overdrive: AudioEffect {
     private var sampleRate: Double = 48_000
     private var drive = SmoothedValue(10)
     private var level = SmoothedValue(0.5)
+    private var driveBoost = DecibelGain(), levelGain = DecibelGain()
     private var tone = SmoothedValue(0.5)
 
     private let oversampler = Oversampler()
@@ -102,8 +103,8 @@ public final class Overdrive: AudioEffect {
     public func process(_ block: UnsafeMutableBufferPointer<Float>) {
         guard let base = block.baseAddress, capacity > 0 else { return }
         let p = parameters
-        drive.setTarget(Overdrive.driveGain(p.load(.overdriveDrive)))
-        level.setTarget(decibelsToGain(p.load(.overdriveLevel)))
+        drive.setTarget(driveBoost(40 * p.load(.overdriveDrive)))
+        level.setTarget(levelGain(p.load(.overdriveLevel)))
         tone.setTarget(p.load(.overdriveTone))
 
         var start = 0

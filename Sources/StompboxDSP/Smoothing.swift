@@ -75,5 +75,21 @@ public struct SmoothedValue {
 @inline(__always)
 public func decibelsToGain(_ db: Float) -> Float { pow(10, db / 20) }
 
+/// `decibelsToGain` for a knob read once per block: the last level's gain is kept and `pow`
+/// runs only when the level changes (seven `pow` a block for a full board otherwise).
+struct DecibelGain {
+    private var decibels = Float.nan
+    private var gain: Float = 1
+
+    @inline(__always)
+    mutating func callAsFunction(_ db: Float) -> Float {
+        if db != decibels {
+            decibels = db
+            gain = decibelsToGain(db)
+        }
+        return gain
+    }
+}
+
 @inline(__always)
 public func gainToDecibels(_ gain: Float) -> Float { gain > 1e-10 ? 20 * log10(gain) : -200 }
