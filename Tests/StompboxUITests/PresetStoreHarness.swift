@@ -76,20 +76,29 @@ extension PedalboardSession {
         return found.split(separator: "\n").map(String.init)
     }
 
+    /// The newest window titled `title`, waiting up to 5 s for one. The id is the one the
+    /// successful search found: a second search right after it could come back empty (a
+    /// fresh-clone run failed so 4.7 s into the store test, the dialog having been found just before).
+    func window(named title: String) throws -> String {
+        var id: String?
+        _ = waitUntil(seconds: 5) {
+            id = windows(named: title).last
+            return id != nil
+        }
+        guard let id else { throw HarnessError("no window named \(title)") }
+        return id
+    }
+
     /// Waits for the dialog, gives it the keyboard and sends it keys.
     func keys(to title: String, _ keys: String...) throws {
-        guard waitUntil(seconds: 5, { !windows(named: title).isEmpty }), let id = windows(named: title).last else {
-            throw HarnessError("no window named \(title)")
-        }
+        let id = try window(named: title)
         try shell(["xdotool", "windowfocus", id], environment: ["DISPLAY": display.name])
         Thread.sleep(forTimeInterval: 0.2)
         try shell(["xdotool", "key", "--delay", "60"] + keys, environment: ["DISPLAY": display.name])
     }
 
     func type(to title: String, _ text: String) throws {
-        guard waitUntil(seconds: 5, { !windows(named: title).isEmpty }), let id = windows(named: title).last else {
-            throw HarnessError("no window named \(title)")
-        }
+        let id = try window(named: title)
         try shell(["xdotool", "windowfocus", id], environment: ["DISPLAY": display.name])
         Thread.sleep(forTimeInterval: 0.2)
         try shell(["xdotool", "type", "--delay", "4", text], environment: ["DISPLAY": display.name])
