@@ -90,7 +90,10 @@ public final class Overdrive: AudioEffect {
     }
 
     /// drive 0…1 → linear pre-gain 1…100 (0…+40 dB).
-    static func driveGain(_ drive: Float) -> Float { decibelsToGain(40 * drive) }
+    static func driveGain(_ drive: Float) -> Float { decibelsToGain(driveDecibels(drive)) }
+
+    /// The drive knob (0…1) as a pre-gain in dB: 0…+40.
+    static func driveDecibels(_ drive: Float) -> Float { 40 * drive }
 
     /// The saturation curve, x/√(1 + x²), the derivative of √(1 + x²).
     @inline(__always)
@@ -103,7 +106,7 @@ public final class Overdrive: AudioEffect {
     public func process(_ block: UnsafeMutableBufferPointer<Float>) {
         guard let base = block.baseAddress, capacity > 0 else { return }
         let p = parameters
-        drive.setTarget(driveBoost(40 * p.load(.overdriveDrive)))
+        drive.setTarget(driveBoost(Overdrive.driveDecibels(p.load(.overdriveDrive))))
         level.setTarget(levelGain(p.load(.overdriveLevel)))
         tone.setTarget(p.load(.overdriveTone))
 
