@@ -154,24 +154,23 @@ struct LiveEngineSettingsTests {
             /// The engine's own figures (latency_ms), just before the first stall and at the end.
             var reportedBefore = 0.0, reportedAfter = 0.0
             var underruns = 0
-            var hostStalls = 0
             var grown: Int { after - before }
             var description: String {
-                "lag \(before) samples before the stalls, \(after) after; the engine reported \(reportedBefore) ms, then \(reportedAfter) ms; \(underruns) underruns, host stalled \(hostStalls)×"
+                "lag \(before) samples before the stalls, \(after) after; the engine reported \(reportedBefore) ms, then \(reportedAfter) ms; \(underruns) underruns"
             }
         }
         let bar = 96   // 2 ms
         func passed(_ t: Take) -> Bool {
             t.grown <= bar && t.reportedAfter - t.reportedBefore <= 0.5 && abs(t.reportedAfter - Double(t.after) / 48) <= 2
         }
-        var takes: [Take] = []
-        for attempt in 0..<3 {
+        var attempt = 0
+        let result = try HostStallMonitor.quietTake({ () throws -> Take in
+            attempt += 1
             let out = server.directory.appendingPathComponent("stalls-\(attempt).out").path
             let run = try Self.startRun(["--backend", "pulse", "--input", "guitar_in.monitor", "--output", "amp_out",
                                          "--no-auto-latency", "--chain", "overdrive", "--set", "overdrive.enabled=off"], server, statusTo: out)
             defer { run.stop(SIGKILL) }
             Thread.sleep(forTimeInterval: 2)
-            let monitor = HostStallMonitor()
             let recording = try server.startScopeRecording()
             Thread.sleep(forTimeInterval: 0.5)
             let player = try server.play(Signal.noise(length: 48_000 * 23, amplitude: 0.3))
@@ -199,7 +198,6 @@ struct LiveEngineSettingsTests {
             take.underruns = try #require(field("underruns", last).flatMap { Int($0) }, "no underrun count from run")
             Thread.sleep(forTimeInterval: 0.5)
             let (left, right) = recording.finish()
-            take.hostStalls = monitor.stop().count
             run.stop(SIGTERM)
             let onset = try #require(left.firstIndex { abs($0) > 0.01 })
             func lag(at seconds: Double) throws -> Int {
@@ -208,21 +206,20 @@ struct LiveEngineSettingsTests {
             take.before = try lag(at: stallTimes[0] - 0.5)
             take.after = try lag(at: stallTimes.last! + 3)
             print("\(kind) stalls: \(take)")
-            takes.append(take)
-            if passed(take) || take.hostStalls == 0 { break }
-        }
-        guard let judged = takes.first(where: passed) ?? takes.last(where: { $0.hostStalls == 0 }) else {
+            return take
+        }, clean: passed)
+        guard let judged = result.take else {
             withKnownIssue("the host held this machine back during every take: no verdict") {
-                Issue.record("\(kind): \(takes)")
+                Issue.record("\(kind): \(result.disturbed)")
             }
             return
         }
         #expect(judged.underruns >= 1, "the stalls made no dropout to count: \(judged)")
         // The engine's own figure (the frame counts) no more than 0.5 ms up, and honest: within
         // 2 ms of the scope's.
-        #expect(judged.reportedAfter - judged.reportedBefore <= 0.5, "\(kind): \(takes)")
-        #expect(abs(judged.reportedAfter - Double(judged.after) / 48) <= 2, "\(kind): \(takes)")
-        #expect(judged.grown <= bar, "\(kind): \(takes)")
+        #expect(judged.reportedAfter - judged.reportedBefore <= 0.5, "\(kind): \(judged); retaken: \(result.disturbed)")
+        #expect(abs(judged.reportedAfter - Double(judged.after) / 48) <= 2, "\(kind): \(judged); retaken: \(result.disturbed)")
+        #expect(judged.grown <= bar, "\(kind): \(judged); retaken: \(result.disturbed)")
     }
 
     @Test(.enabled(if: AudioServerKind.pulseaudio.isAvailable, "\(AudioServerKind.pulseaudio.unavailableReason ?? "")"))

@@ -185,23 +185,17 @@ struct PrivateServerTests {
     }
 
     /// Up to three takes of a timing measurement: the first that is clean, else the first the
-    /// host let run (no stall of 4 ms or more, `HostStallMonitor`), which is then judged. When
+    /// host let run (no stall, `HostStallMonitor.quietTake`), which is then judged. When
     /// the host stood the machine still in all three, the runner reports a known issue with the
     /// figures instead of a verdict (nil).
     static func quietTake<T: CustomStringConvertible>(_ what: String, _ take: () throws -> T, clean: (T) -> Bool) throws -> T? {
-        var disturbed: [String] = []
-        for _ in 0..<3 {
-            let monitor = HostStallMonitor()
-            let t = try take()
-            let stalls = monitor.stop()
-            if clean(t) || stalls.isEmpty { return t }
-            disturbed.append("\(t) (the host stalled the machine \(stalls.count)×, up to \(String(format: "%.1f", stalls.map(\.ms).max() ?? 0)) ms)")
-            print(disturbed.last!)
+        let result = try HostStallMonitor.quietTake(take, clean: clean)
+        if result.take == nil {
+            withKnownIssue("the host held this machine back during every take of \(what): no verdict") {
+                Issue.record("\(result.disturbed)")
+            }
         }
-        withKnownIssue("the host held this machine back during every take of \(what): no verdict") {
-            Issue.record("\(disturbed)")
-        }
-        return nil
+        return result.take
     }
 
     // MARK: Whose clock the pipe source runs on

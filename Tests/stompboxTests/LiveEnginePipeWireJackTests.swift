@@ -62,32 +62,28 @@ struct LiveEnginePipeWireJackTests {
         // (`HostStallMonitor`): the first exact take, or else the first the host let run, is
         // judged, up to five; when the host stood the machine still during every one, the runner
         // reports a known issue with the figures instead of a verdict.
-        var found = ""
-        var judged = false
-        var disturbed: [String] = []
         func correlation(_ found: String) -> Double {
             found.split(separator: " ").first { $0.hasPrefix("correlation=") }.flatMap { Double($0.dropFirst(12)) } ?? 0
         }
-        for _ in 0..<5 {
-            let monitor = HostStallMonitor()
+        struct Probe: CustomStringConvertible {
+            let found: String
+            let succeeded: Bool
+            var description: String { found }
+        }
+        let result = try HostStallMonitor.quietTake(takes: 5, { () throws -> Probe in
             let (probe, probeOutput) = try Self.pwJack(try builtExecutable("StompboxJackProbe").path,
                                                        ["--to", "stompbox:in", "--from", "stompbox:out_1", "--seconds", "1"], environment: env)
-            found = String(decoding: probeOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let found = String(decoding: probeOutput.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                 .trimmingCharacters(in: .whitespacesAndNewlines)
-            let stalls = monitor.stop()
-            print("PipeWire's JACK, pedals off: \(found) (host stalls: \(stalls.count))")
-            if (probe.terminationStatus == 0 && found.contains("lag=0 ") && correlation(found) > 0.9999) || stalls.isEmpty {
-                judged = true
-                break
-            }
-            disturbed.append("\(found) (the host stalled the machine \(stalls.count)×, up to \(String(format: "%.1f", stalls.map(\.ms).max() ?? 0)) ms)")
-        }
-        if judged {
+            print("PipeWire's JACK, pedals off: \(found)")
+            return Probe(found: found, succeeded: probe.terminationStatus == 0)
+        }, clean: { $0.succeeded && $0.found.contains("lag=0 ") && correlation($0.found) > 0.9999 })
+        if let found = result.take?.found {
             #expect(found.contains("lag=0 "), "probe: \(found)")
             #expect(correlation(found) > 0.9999, "probe: \(found)")
         } else {
             withKnownIssue("the host held this machine back during every probe of PipeWire's JACK: no verdict") {
-                Issue.record("\(disturbed)")
+                Issue.record("\(result.disturbed)")
             }
         }
 
