@@ -380,6 +380,7 @@ if !options.allocationsOnly {
             longBest = min(longBest, run(chain, work, actions: actions, countAllocations: false))
         }
         print("  with a 1 s cabinet (48 000 taps): \(format(longBest * 1e9 / Double(frames))) ns/sample")
+        print("  cabinet transforms: \(Convolver(longestKernel: 2_048).transformsFromWisdom ? "FFTW plans from the wisdom kept with the convolver" : "FFTW's estimated plans (the wisdom kept with the convolver does not apply on this machine)")")
     }
 
     // Where the time goes: the chain with one pedal on at a time, less the chain with none.

@@ -66,8 +66,8 @@ public final class ConvolutionKernel: @unchecked Sendable {
 }
 
 /// FFTW's plans are made by one thread at a time (its planner is not thread-safe); executing
-/// them (the new-array calls) is safe from any thread.
-private let planner = Mutex(())
+/// them (the new-array calls) is safe from any thread. The flag: `FFTPair.wisdom` given to FFTW.
+private let planner = Mutex(false)
 
 /// A real forward and inverse transform of one size with their own (SIMD-aligned) buffers.
 struct FFTPair {
@@ -78,20 +78,55 @@ struct FFTPair {
     let complex: UnsafeMutablePointer<Float>
     let forwardPlan: fftwf_plan
     let inversePlan: fftwf_plan
+    /// Whether the plans came from `wisdom` (else from FFTW's estimate).
+    let wise: Bool
+
+    /// FFTW's wisdom for the convolver's transforms (256 points: partitions of 128), found with
+    /// `FFTW_MEASURE` on the development host (the fastest of six such plans: a pair of transforms
+    /// in 480–500 ns, where `FFTW_ESTIMATE`'s plan takes 640–700 ns). Kept here rather than measured
+    /// at start-up, which would take about 130 ms and could pick another plan from one run to the
+    /// next (another plan rounds differently). Where it does not apply (another FFTW, a processor
+    /// without AVX, another size), the plan is FFTW's estimate.
+    static let wisdom = """
+        (fftw-3.3.10 fftwf_wisdom #x9e7d4dee #xdb14fed1 #x34bf76a4 #xeb6e8fdf
+          (fftwf_codelet_hc2cbdft_2 0 #x10bdd #x10bdd #x0 #xd9d6a831 #xbe5a39ac #x2e0f46d1 #xfe02dec6)
+          (fftwf_codelet_n2fv_32_avx 0 #x11bdd #x11bdd #x0 #x12d24524 #x289b57fa #x2bd8cbf3 #xaac91103)
+          (fftwf_codelet_r2cfII_8 2 #x11bdd #x11bdd #x0 #x23fb2e26 #x3fe4d3f4 #x78d7c0db #xaba9deb1)
+          (fftwf_codelet_n2bv_8_avx 0 #x10bdd #x10bdd #x0 #xbd7ff304 #x3b08865b #x47962b2b #xd1189ffa)
+          (fftwf_codelet_hc2cfdftv_8_sse2 0 #x11bdd #x11bdd #x0 #x4bb69ce7 #x4599107c #x14ecc846 #x282ba2c3)
+          (fftwf_codelet_r2cb_2 2 #x10bdd #x10bdd #x0 #x87fbdeeb #xf9c66fd5 #x6ca0eba9 #x25f0fb86)
+          (fftwf_codelet_t2bv_16_avx 0 #x10bdd #x10bdd #x0 #xdecbd8fc #x48c91b31 #x1e3d2434 #xc732f759)
+          (fftwf_codelet_r2cf_8 2 #x11bdd #x11bdd #x0 #xaae37515 #xc366903c #xc804fee2 #x44fc70a7)
+          (fftwf_codelet_r2cbIII_2 2 #x10bdd #x10bdd #x0 #xf99977a6 #x2562f752 #xa5b49120 #x0b313dd4)
+        )
+        """
 
     init(size: Int) {
         self.size = size
         real = fftwf_alloc_real(size)!
         spectrum = fftwf_alloc_complex(size / 2 + 1)!
         complex = UnsafeMutableRawPointer(spectrum).assumingMemoryBound(to: Float.self)
-        real.initialize(repeating: 0, count: size)
-        complex.initialize(repeating: 0, count: size + 2)
-        let (f, i) = planner.withLock { [real, spectrum] _ in
-            (fftwf_plan_dft_r2c_1d(Int32(size), real, spectrum, UInt32(FFTW_ESTIMATE))!,
-             fftwf_plan_dft_c2r_1d(Int32(size), spectrum, real, UInt32(FFTW_ESTIMATE))!)
+        let (f, i, wise) = planner.withLock { [real, spectrum] imported in
+            if !imported {
+                imported = true
+                _ = fftwf_import_wisdom_from_string(FFTPair.wisdom)
+            }
+            func plans(_ flags: UInt32) -> (fftwf_plan?, fftwf_plan?) {
+                (fftwf_plan_dft_r2c_1d(Int32(size), real, spectrum, flags), fftwf_plan_dft_c2r_1d(Int32(size), spectrum, real, flags))
+            }
+            // The wisdom's plans if it has them (no measuring then), else FFTW's estimate.
+            let wise = plans(UInt32(FFTW_MEASURE) | UInt32(FFTW_WISDOM_ONLY))
+            if let f = wise.0, let i = wise.1 { return (f, i, true) }
+            if let f = wise.0 { fftwf_destroy_plan(f) }
+            if let i = wise.1 { fftwf_destroy_plan(i) }
+            let estimated = plans(UInt32(FFTW_ESTIMATE))
+            return (estimated.0!, estimated.1!, false)
         }
         forwardPlan = f
         inversePlan = i
+        self.wise = wise
+        real.initialize(repeating: 0, count: size)
+        complex.initialize(repeating: 0, count: size + 2)
     }
 
     /// `real` → `complex`. Any thread.
@@ -130,6 +165,9 @@ struct FFTPair {
 public final class Convolver {
     public static let defaultPartition = 128
     public let partition: Int
+    /// Whether its transforms are planned from FFTW's wisdom kept with it (`FFTPair.wisdom`):
+    /// false where that does not apply, and the slower estimated plans run instead.
+    public var transformsFromWisdom: Bool { fft.wise }
     /// The longest tail (in partitions) a kernel may have here.
     public let capacity: Int
     private let fft: FFTPair

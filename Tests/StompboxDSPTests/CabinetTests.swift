@@ -48,6 +48,14 @@ import StompboxTestSupport
         #expect(worst <= 2e-5 * max(scale, 1), "\(taps) taps: \(worst)")
     }
 
+    /// The transforms run the plans kept as FFTW wisdom with the convolver (`FFTPair.wisdom`)
+    /// wherever they apply: with this FFTW, on a processor with AVX (they name AVX codelets).
+    /// (That they convolve correctly is the test above.)
+    @Test(.enabled(if: processorHasAVX, "no AVX on this processor: the kept FFTW plans do not apply here"))
+    func theTransformsRunTheKeptPlans() {
+        #expect(Convolver(longestKernel: 2_048).transformsFromWisdom)
+    }
+
     /// A chain with only the cabinet on the board, on.
     func cabinet(_ settings: [Parameter: Float] = [:], block: Int = 128) -> Chain {
         TestCabinets.install()
@@ -113,3 +121,9 @@ import StompboxTestSupport
         #expect(Measure.peak(Array(y[(4_800 + 4_096)...])) == 0)
     }
 }
+
+/// Whether the processor has AVX (its flags in /proc/cpuinfo).
+let processorHasAVX: Bool = {
+    guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8) else { return false }
+    return info.split(separator: "\n").contains { $0.hasPrefix("flags") && $0.split(separator: " ").contains("avx") }
+}()
