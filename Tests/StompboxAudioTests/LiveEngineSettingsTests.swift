@@ -70,6 +70,13 @@ struct LiveEngineSettingsTests {
     @Test(.enabled(if: AudioServerKind.pipewire.isAvailable, "\(AudioServerKind.pipewire.unavailableReason ?? "")"))
     func everySettingPlaysCleanlyOnPipeWire() throws { try Self.sweep(.pipewire) }
 
+    /// A drift take that held: no dropout, the latency within 1 ms, at least 40 s clear of the
+    /// writer's stalls, and the drift the engine reports within 60 ppm of the one asked for.
+    static func passes(_ run: LiveProbe.DriftRun, _ ppm: Double) -> Bool {
+        run.dropouts == 0 && run.latencyRangeMs <= 1 && run.stallFreeSeconds >= 40
+            && run.reportedDriftPPM.map { abs($0 - ppm) < 60 } == true
+    }
+
     /// An interface whose crystal runs 300 ppm fast or slow against the output's: 60 s without a
     /// dropout, the latency held within 1 ms, and the engine says which way the clock runs.
     /// The 60 s start 15 s after the first sound: telling two clocks from one takes the frame
@@ -106,13 +113,18 @@ struct LiveEngineSettingsTests {
         for _ in 0..<5 {
             let run = try LiveProbe.drift(server, ppm: ppm, seconds: 60, warmUp: 15, latencyMs: 20)
             print(run)
-            let passed = run.dropouts == 0 && run.latencyRangeMs <= 1 && run.stallFreeSeconds >= 40
-                && run.reportedDriftPPM.map { abs($0 - ppm) < 60 } == true
+            let passed = Self.passes(run, ppm)
             guard passed || run.rigWasSteady else { busy.append(run); continue }
             takes.append(run)
             if passed { break }
         }
-        guard let best = takes.min(by: { ($0.dropouts, $0.latencyRangeMs) < ($1.dropouts, $1.latencyRangeMs) }) else {
+        // A take that passed ends the takes and is the one judged; else the best of the judged ones
+        // (fewest dropouts, then the steadiest latency), which fails the bars below. (The fewest
+        // dropouts and steadiest latency alone could pick a take that failed on the drift it
+        // reported over a later one that passed: a fresh clone's run on 2026-11-27 had -383 ppm,
+        // range 0.34 ms, and then -307 ppm, range 0.38 ms.)
+        let passedTake = takes.last.flatMap { Self.passes($0, ppm) ? $0 : nil }
+        guard let best = passedTake ?? takes.min(by: { ($0.dropouts, $0.latencyRangeMs) < ($1.dropouts, $1.latencyRangeMs) }) else {
             withKnownIssue("this machine held the simulated interface back too often to judge the loop") {
                 Issue.record("in every take the writer stalled \(Int(LiveProbe.DriftRun.writerStall * 1000)) ms or more, or the output's clock wandered by more than 5 ppm: \(busy)")
             }
