@@ -416,7 +416,7 @@ public final class LV2Pedal: StatefulEffect, StereoEffect, @unchecked Sendable {
 
     private func tearDown() {
         if let host { clv2_host_free(host) } // stops the host thread, deactivates
-        if let instance { lilv_instance_free(instance) }
+        if let instance { world.free(instance) }
         host = nil
         instance = nil
     }

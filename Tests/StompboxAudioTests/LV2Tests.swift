@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import StompboxAudio
 import StompboxDSP
 import StompboxTestSupport
@@ -484,6 +485,30 @@ extension LV2WorkerTests {
         #expect(result.dry < result.blocks / 2, "\(result.dry) of \(result.blocks) blocks dry (paused)")
         #expect(pedal.waitUntilRunning())
     }
+
+    /// Plugin pedals made and let go on four threads at once (x42's EQ and its limiter, two
+    /// libraries): lilv counts each library's users in the world it shares, so freeing one
+    /// instance while another thread makes one must go through the world's lock. Without it, a
+    /// library could close under an instance still in use (a parallel unit-test run crashed
+    /// connecting the ports of one just made). Each pedal then runs a block.
+    @Test(.enabled(if: LV2Fixtures.fil4.isInstalled && LV2Fixtures.installed(LV2PedalKindTests.dpl), "x42-plugins is not installed (make deps-test)"))
+    func pedalsMadeAndLetGoOnManyThreadsAtOnce() {
+        let uris = [LV2Fixtures.fil4.uri, LV2PedalKindTests.dpl]
+        let failures = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            for round in 0..<100 {
+                let uri = uris[(thread + round) % 2]
+                guard let pedal = try? LV2Pedal(uri: uri, sampleRate: 48_000, maximumBlockSize: 64) else {
+                    failures.add(1, ordering: .relaxed)
+                    continue
+                }
+                var block = [Float](repeating: 0.1, count: 64)
+                block.withUnsafeMutableBufferPointer { pedal.process($0) }
+                if !block.allSatisfy(\.isFinite) { failures.add(1, ordering: .relaxed) }
+            }
+        }
+        #expect(failures.load(ordering: .relaxed) == 0)
+    }
 }
 
 private final class Flag: @unchecked Sendable {
@@ -546,3 +571,4 @@ private final class Box: @unchecked Sendable {
         #expect(pedal == nil)
     }
 }
+
