@@ -82,11 +82,11 @@ struct FFTPair {
     let wise: Bool
 
     /// FFTW's wisdom for the convolver's transforms (256 points: partitions of 128), found with
-    /// `FFTW_MEASURE` on the development host (the fastest of six such plans: a pair of transforms
-    /// in 480–500 ns, where `FFTW_ESTIMATE`'s plan takes 640–700 ns). Kept here rather than measured
-    /// at start-up, which would take about 130 ms and could pick another plan from one run to the
-    /// next (another plan rounds differently). Where it does not apply (another FFTW, a processor
-    /// without AVX, another size), the plan is FFTW's estimate.
+    /// `FFTW_MEASURE` on the development host: the fastest of six such plans, a pair of transforms
+    /// in 480–540 ns where `FFTW_ESTIMATE`'s plan took 640–700 ns in the same runs. Kept here
+    /// rather than measured at start-up, which would take about 130 ms and could pick another plan
+    /// from one run to the next (another plan rounds differently). Where it does not apply
+    /// (another FFTW, a processor without AVX, another size), the plan is FFTW's estimate.
     static let wisdom = """
         (fftw-3.3.10 fftwf_wisdom #x9e7d4dee #xdb14fed1 #x34bf76a4 #xeb6e8fdf
           (fftwf_codelet_hc2cbdft_2 0 #x10bdd #x10bdd #x0 #xd9d6a831 #xbe5a39ac #x2e0f46d1 #xfe02dec6)
