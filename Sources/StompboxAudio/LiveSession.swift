@@ -118,6 +118,9 @@ final class LiveSession {
     private var latencyCount = 0
     private var lastPublish = 0.0
     private var lastTimingUpdate = 0.0
+    /// The timing requests still on their way (`requestTiming`): cancelled when the streams
+    /// close, so a late reply never calls back into a session that is gone.
+    private var timingRequests: (record: OpaquePointer?, playback: OpaquePointer?) = (nil, nil)
     private var lastCapture = 0.0
     private var firstBlockAt: Double?
     /// The end-to-end figure, smoothed (seconds), and, after the server reported the output dry, when
@@ -226,6 +229,9 @@ final class LiveSession {
     }
 
     private func close() {
+        LiveSession.forget(timingRequests.record)
+        LiveSession.forget(timingRequests.playback)
+        timingRequests = (nil, nil)
         for stream in [record, playback] {
             guard let stream else { continue }
             pa_stream_set_read_callback(stream, nil, nil)
@@ -337,12 +343,28 @@ final class LiveSession {
     /// `playbackTimingArrived`.
     private func requestTiming() {
         lastTimingUpdate = monotonicSeconds()
-        if let record, let op = pa_stream_update_timing_info(record, LiveSession.recordTimingCallback, selfPointer) {
-            pa_operation_unref(op)
+        // One request per stream on its way at a time: its reply brings the newest timing anyway.
+        if let record, !LiveSession.isRunning(timingRequests.record),
+           let op = pa_stream_update_timing_info(record, LiveSession.recordTimingCallback, selfPointer) {
+            LiveSession.forget(timingRequests.record)
+            timingRequests.record = op
         }
-        if let playback, let op = pa_stream_update_timing_info(playback, LiveSession.playbackTimingCallback, selfPointer) {
-            pa_operation_unref(op)
+        if let playback, !LiveSession.isRunning(timingRequests.playback),
+           let op = pa_stream_update_timing_info(playback, LiveSession.playbackTimingCallback, selfPointer) {
+            LiveSession.forget(timingRequests.playback)
+            timingRequests.playback = op
         }
+    }
+
+    private static func isRunning(_ op: OpaquePointer?) -> Bool {
+        op.map { pa_operation_get_state($0) == PA_OPERATION_RUNNING } ?? false
+    }
+
+    /// Lets go of a request, cancelled first if it is still on its way (its callback then never comes).
+    private static func forget(_ op: OpaquePointer?) {
+        guard let op else { return }
+        if pa_operation_get_state(op) == PA_OPERATION_RUNNING { pa_operation_cancel(op) }
+        pa_operation_unref(op)
     }
 
     // MARK: The block path (audio thread, inside mainloop callbacks)
