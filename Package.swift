@@ -1,12 +1,27 @@
 // swift-tools-version: 6.0
 import PackageDescription
+import Foundation
 
 // The pedals' code is compiled for the processor that builds it (`make run` builds on the machine
 // that plays): its loops then use that processor's widest vectors (AVX2 and FMA where present,
-// about a quarter less CPU for the whole board than the x86-64 baseline's SSE2). The floating-point
-// results do not change: without fast-math the compiler neither fuses nor reorders operations.
+// about a quarter less CPU for the whole board than the x86-64 baseline's SSE2).
+// - Where the processor has fused multiply-adds, `STOMPBOX_FMA` lets a few loops use them
+//   (`mulAdd` in StompboxDSP); nothing else is fused or reordered (no fast-math).
+// - On processors whose 512-bit vectors run at full clock (Intel's with AVX-512 FP16, Sapphire
+//   Rapids on; AMD's with AVX-512, Zen 4 on), the loops take 512-bit vectors. LLVM's default
+//   for AVX-512 processors is 256 bits, for the older ones that lower their clock for them.
 // STOMPBOX_PORTABLE=1 builds for the baseline instead, for a binary that runs on other machines.
-let dspCodegen: [SwiftSetting] = Context.environment["STOMPBOX_PORTABLE"] == "1" ? [] : [.unsafeFlags(["-target-cpu", "native"])]
+let processor = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+let processorFlags = Set((processor.split(separator: "\n").first { $0.hasPrefix("flags") } ?? "").split(separator: " ").map(String.init))
+#if arch(arm64)
+let processorHasFMA = true
+#else
+let processorHasFMA = processorFlags.contains("fma")
+#endif
+let wide512 = processorFlags.contains("avx512_fp16") || (processor.contains("AuthenticAMD") && processorFlags.contains("avx512f"))
+let dspCodegen: [SwiftSetting] = Context.environment["STOMPBOX_PORTABLE"] == "1" ? [] :
+    [.unsafeFlags(["-target-cpu", "native"] + (wide512 ? ["-Xcc", "-mprefer-vector-width=512"] : []))]
+    + (processorHasFMA ? [.define("STOMPBOX_FMA")] : [])
 
 // Release builds of the pedals leave out Swift's run-time exclusivity checks: each access to a
 // pedal's stored state inside `process` otherwise records itself in a thread-local access set

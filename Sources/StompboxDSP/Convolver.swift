@@ -422,6 +422,7 @@ public final class Convolver {
         // overflow check per partition would cost as much as a bin's multiplies.)
         while b &+ 16 <= bins {
             var r0 = SIMD8<Float>(), r1 = SIMD8<Float>(), i0 = SIMD8<Float>(), i1 = SIMD8<Float>()
+            var s0 = SIMD8<Float>(), s1 = SIMD8<Float>(), j0 = SIMD8<Float>(), j1 = SIMD8<Float>()
             for k in partitions {
                 var slot = newest &- k &+ lead
                 if slot < 0 { slot &+= frameCount }
@@ -433,16 +434,17 @@ public final class Convolver {
                 let hr0 = h.loadUnaligned(as: SIMD8<Float>.self), hr1 = h.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self)
                 let hi0 = h.loadUnaligned(fromByteOffset: imaginary, as: SIMD8<Float>.self)
                 let hi1 = h.loadUnaligned(fromByteOffset: imaginary + 32, as: SIMD8<Float>.self)
-                // Multiply and add apart (no fused multiply-add: the same numbers on every x86-64).
-                r0 += xr0 * hr0 - xi0 * hi0
-                i0 += xr0 * hi0 + xi0 * hr0
-                r1 += xr1 * hr1 - xi1 * hi1
-                i1 += xr1 * hi1 + xi1 * hr1
+                // The products' sums apart (xr·hr and xi·hi, xr·hi and xi·hr), each a chain of fused
+                // multiply-adds that waits on nothing else; their difference and sum after the loop.
+                r0 = mulAdd(xr0, hr0, r0); s0 = mulAdd(xi0, hi0, s0)
+                i0 = mulAdd(xr0, hi0, i0); j0 = mulAdd(xi0, hr0, j0)
+                r1 = mulAdd(xr1, hr1, r1); s1 = mulAdd(xi1, hi1, s1)
+                i1 = mulAdd(xr1, hi1, i1); j1 = mulAdd(xi1, hr1, j1)
             }
-            UnsafeMutableRawPointer(ar + b).storeBytes(of: r0, as: SIMD8<Float>.self)
-            UnsafeMutableRawPointer(ar + b + 8).storeBytes(of: r1, as: SIMD8<Float>.self)
-            UnsafeMutableRawPointer(ai + b).storeBytes(of: i0, as: SIMD8<Float>.self)
-            UnsafeMutableRawPointer(ai + b + 8).storeBytes(of: i1, as: SIMD8<Float>.self)
+            UnsafeMutableRawPointer(ar + b).storeBytes(of: r0 - s0, as: SIMD8<Float>.self)
+            UnsafeMutableRawPointer(ar + b + 8).storeBytes(of: r1 - s1, as: SIMD8<Float>.self)
+            UnsafeMutableRawPointer(ai + b).storeBytes(of: i0 + j0, as: SIMD8<Float>.self)
+            UnsafeMutableRawPointer(ai + b + 8).storeBytes(of: i1 + j1, as: SIMD8<Float>.self)
             b &+= 16
         }
         while b < bins {

@@ -301,15 +301,14 @@ struct LanePair {
         y1 = SIMD2(f.y1, g.y1); y2 = SIMD2(f.y2, g.y2)
     }
 
-    /// Direct form I, as `Biquad.tick`; the terms of the older samples are summed first, and
-    /// y[n−1] enters through one multiply and two adds (from the step before, which is what
-    /// each step waits on: the input, the lane before's last output, through a multiply and one add).
+    /// Direct form I, as `Biquad.tick`: b₀x + (b₂x₂ − a₂y₂) + a₁(x₁ − y₁), b1 = a1 for a peaking
+    /// filter. What each step waits on, the input (the lane before's last output) and y₁ from
+    /// the step before, enters through one fused multiply-add each (`mulAdd`; two steps of
+    /// latency instead of three). At 0 dB (b = a) and a settled state (x = y) the b₂/a₂ terms
+    /// cancel and x₁ − y₁ is 0, exactly, fused or not: a flat band stays an exact identity.
     @inline(__always)
     func output(_ x: SIMD2<Double>) -> SIMD2<Double> {
-        // b1 = a1 for a peaking filter. At 0 dB (b = a) and a settled state (x = y) the two
-        // a₁ and the b₂/a₂ terms cancel exactly, so a flat band stays an exact identity.
-        let older = (b2 * x2 - a2 * y2) + a1 * x1
-        return b0 * x + (older - a1 * y1)
+        mulAdd(a1, x1 - y1, mulAdd(b0, x, b2 * x2 - a2 * y2))
     }
 
     @inline(__always)

@@ -257,7 +257,7 @@ public final class Flanger: StereoEffect {
         let c1 = 0.5 * (y2 - y0)
         let c2 = y0 - 2.5 * y1 + 2 * y2 - 0.5 * y3
         let c3 = 0.5 * (y3 - y0) + 1.5 * (y1 - y2)
-        return ((c3 * f + c2) * f + c1) * f + y1
+        return mulAdd(mulAdd(mulAdd(c3, f, c2), f, c1), f, y1)
     }
 
     /// The flanger's loop for runs of four samples (see `process`), the knobs' ramps evaluated
@@ -285,7 +285,7 @@ public final class Flanger: StereoEffect {
             let raw = V.load(x + i, xRight + i)
             let input = raw.finiteOrZero()
             let fbv = ramps.fb + steps * ramps.dFb
-            let feed = input + fbv * d
+            let feed = mulAdd(fbv, d, input)
             let stored = feed.flushedToZero()
             if w &+ 3 <= mask {
                 stored.store(line + w, lineRight + w)
@@ -294,7 +294,7 @@ public final class Flanger: StereoEffect {
             }
             w = (w &+ 4) & mask
             let mv = ramps.mix + steps * ramps.dMix, nv = ramps.norm + steps * ramps.dNorm
-            (input + mv * (nv * d - input)).store(x + i, xRight + i)
+            mulAdd(mv, mulAdd(nv, d, -input), input).store(x + i, xRight + i)
             i += 4
         }
         writeIndex = w

@@ -285,7 +285,7 @@ final class Oversampler {
         /// A group's outputs from its first half and the output before it; `powers` from `powers`.
         @inline(__always)
         func secondHalf(_ u: Quad, before y: Float, powers: SIMD4<Float>) -> Quad {
-            Quad(v0: powers[0] * y + u.v0, v1: powers[1] * y + u.v1, v2: powers[2] * y + u.v2, v3: powers[3] * y + u.v3)
+            Quad(v0: mulAdd(powers[0], y, u.v0), v1: mulAdd(powers[1], y, u.v1), v2: mulAdd(powers[2], y, u.v2), v3: mulAdd(powers[3], y, u.v3))
         }
 
         /// a, a², a³, a⁴ for `secondHalf`.
@@ -321,10 +321,10 @@ final class Oversampler {
         let h0 = h[0], h1 = h[1], h2 = h[2], h3 = h[3], h4 = h[4], h5 = h[5]
         let h6 = h[6], h7 = h[7], h8 = h[8], h9 = h[9], h10 = h[10], h11 = h[11]
         for i in 0..<n {
-            let s0 = h0 * (r3[i] + r0[i - 5]) + h4 * (r3[i - 1] + r0[i - 4]) + h8 * (r3[i - 2] + r0[i - 3])
-            let s1 = h1 * (r2[i] + r1[i - 5]) + h5 * (r2[i - 1] + r1[i - 4]) + h9 * (r2[i - 2] + r1[i - 3])
-            let s2 = h2 * (r1[i] + r2[i - 5]) + h6 * (r1[i - 1] + r2[i - 4]) + h10 * (r1[i - 2] + r2[i - 3])
-            let s3 = h3 * (r0[i] + r3[i - 5]) + h7 * (r0[i - 1] + r3[i - 4]) + h11 * (r0[i - 2] + r3[i - 3])
+            let s0 = mulAdd(h8, r3[i - 2] + r0[i - 3], mulAdd(h4, r3[i - 1] + r0[i - 4], h0 * (r3[i] + r0[i - 5])))
+            let s1 = mulAdd(h9, r2[i - 2] + r1[i - 3], mulAdd(h5, r2[i - 1] + r1[i - 4], h1 * (r2[i] + r1[i - 5])))
+            let s2 = mulAdd(h10, r1[i - 2] + r2[i - 3], mulAdd(h6, r1[i - 1] + r2[i - 4], h2 * (r1[i] + r2[i - 5])))
+            let s3 = mulAdd(h11, r0[i - 2] + r3[i - 3], mulAdd(h7, r0[i - 1] + r3[i - 4], h3 * (r0[i] + r3[i - 5])))
             out[i] = (s0 + s1) + (s2 + s3)
         }
     }
