@@ -161,18 +161,16 @@ public final class Flanger: StereoEffect {
                 let xRight = right + start
                 let delayEndRight = sweptDelay(lfo: table.sine(offset == 0 ? Float(phase) : Flanger.wrapped(Float(phase) - offset)))
                 let dDelayRight = (delayEndRight - delayRight) * scale
-                if min(min(delay, delayEnd), min(delayRight, delayEndRight)) >= 5 {
-                    // Both sides side by side in one vector, four samples each.
-                    var w = writeIndex
-                    let done = Flanger.runLanes(x, xRight, n, line: line, rightOffset: lineRight - line, mask: mask,
-                                                writeIndex: &w,
-                                                delay: SIMD8(lowHalf: SIMD4(repeating: delay), highHalf: SIMD4(repeating: delayRight)),
-                                                dDelay: SIMD8(lowHalf: SIMD4(repeating: dDelay), highHalf: SIMD4(repeating: dDelayRight)),
-                                                ramps)
-                    _ = Flanger.runSamples(x, from: done, n, line: line, mask: mask, writeIndex: w,
-                                           delay: delay, dDelay: dDelay, ramps)
-                    writeIndex = Flanger.runSamples(xRight, from: done, n, line: lineRight, mask: mask, writeIndex: w,
-                                                    delay: delayRight, dDelay: dDelayRight, ramps)
+                let shortest = min(min(delay, delayEnd), min(delayRight, delayEndRight))
+                let rightOffset = lineRight - line, delays = (delay, delayRight), steps = (dDelay, dDelayRight)
+                // Both sides side by side in one vector: eight samples each where the delay is at
+                // least 9 samples (none of the eight reads what the others write), else four.
+                if shortest >= 9 {
+                    writeIndex = Flanger.runBoth(SIMD16<Float>.self, x, xRight, n, line: line, rightOffset: rightOffset, mask: mask,
+                                                 writeIndex: writeIndex, delays: delays, steps: steps, ramps)
+                } else if shortest >= 5 {
+                    writeIndex = Flanger.runBoth(SIMD8<Float>.self, x, xRight, n, line: line, rightOffset: rightOffset, mask: mask,
+                                                 writeIndex: writeIndex, delays: delays, steps: steps, ramps)
                 } else {
                     _ = runSide(x, n, line: line, writeIndex: writeIndex, delay: delay, delayEnd: delayEnd, dDelay: dDelay, ramps)
                     writeIndex = runSide(xRight, n, line: lineRight, writeIndex: writeIndex, delay: delayRight,
@@ -198,6 +196,20 @@ public final class Flanger: StereoEffect {
     /// Feedback, mix and the wet path's scaling at a sub-block's start, and their steps per sample.
     private struct Ramps {
         let fb, dFb, mix, dMix, norm, dNorm: Float
+    }
+
+    /// Both sides' sub-block, `V.samplesPerSide` samples of each at a time, then the rest sample
+    /// by sample. Returns the write index after it.
+    @inline(__always)
+    private static func runBoth<V: FlangerLanes>(_ lanes: V.Type, _ x: UnsafeMutablePointer<Float>, _ xRight: UnsafeMutablePointer<Float>,
+                                                 _ n: Int, line: UnsafeMutablePointer<Float>, rightOffset: Int, mask: Int, writeIndex: Int,
+                                                 delays: (Float, Float), steps: (Float, Float), _ ramps: Ramps) -> Int {
+        var w = writeIndex
+        let done = runLanes(x, xRight, n, line: line, rightOffset: rightOffset, mask: mask, writeIndex: &w,
+                            delay: V.sides(delays.0, delays.1), dDelay: V.sides(steps.0, steps.1), ramps)
+        _ = runSamples(x, from: done, n, line: line, mask: mask, writeIndex: w, delay: delays.0, dDelay: steps.0, ramps)
+        return runSamples(xRight, from: done, n, line: line + rightOffset, mask: mask, writeIndex: w,
+                          delay: delays.1, dDelay: steps.1, ramps)
     }
 
     /// One side's sub-block: four samples at a time where the delay allows, then sample by
@@ -260,25 +272,28 @@ public final class Flanger: StereoEffect {
         return mulAdd(mulAdd(mulAdd(c3, f, c2), f, c1), f, y1)
     }
 
-    /// The flanger's loop for runs of four samples (see `process`), the knobs' ramps evaluated
-    /// per sample as there; each lane one sample. With four lanes, four samples of `x`; with
-    /// eight, lanes 4…7 are the same four samples of `xRight` through the line at `rightOffset`
-    /// past `line`. Returns how many samples of each it did (a multiple of four).
+    /// The flanger's loop for runs of `V.samplesPerSide` samples (see `process`), the knobs'
+    /// ramps evaluated per sample as there; each lane one sample. With four lanes, four samples
+    /// of `x`; with eight (or sixteen), lanes 4…7 (8…15) are the same four (eight) samples of
+    /// `xRight` through the line at `rightOffset` past `line`. Each lane computes what
+    /// `runSamples` would for its sample, so the width changes nothing in the output. Returns
+    /// how many samples of each it did (a multiple of the run).
     @inline(__always)
     private static func runLanes<V: FlangerLanes>(_ x: UnsafeMutablePointer<Float>, _ xRight: UnsafeMutablePointer<Float>, _ n: Int,
                                                   line: UnsafeMutablePointer<Float>, rightOffset: Int, mask: Int,
                                                   writeIndex: inout Int, delay: V, dDelay: V, _ ramps: Ramps) -> Int {
         let lineRight = line + rightOffset
+        let per = V.samplesPerSide
         var w = writeIndex
         var i = 0
-        while i + 4 <= n {
-            let steps = V.lanes { Float(i + ($0 & 3) + 1) }
+        while i + per <= n {
+            let steps = V.lanes { Float(i + ($0 % per) + 1) }
             let (whole, f) = (delay + steps * dDelay).wholeAndFraction()
             // y1 is `whole` samples old; the four taps are consecutive (r − 2 … r + 1).
             @inline(__always) func tap(_ t: Int) -> V {
                 V.lanes { k in
-                    let r = w &+ (k & 3) &- Int(whole[k])
-                    return line[(k < 4 ? 0 : rightOffset) &+ ((r &+ t) & mask)]
+                    let r = w &+ (k % per) &- Int(whole[k])
+                    return line[(k < per ? 0 : rightOffset) &+ ((r &+ t) & mask)]
                 }
             }
             let d = interpolated(tap(1), tap(0), tap(-1), tap(-2), at: f)
@@ -287,15 +302,15 @@ public final class Flanger: StereoEffect {
             let fbv = ramps.fb + steps * ramps.dFb
             let feed = mulAdd(fbv, d, input)
             let stored = feed.flushedToZero()
-            if w &+ 3 <= mask {
+            if w &+ (per - 1) <= mask {
                 stored.store(line + w, lineRight + w)
             } else {
-                for k in 0..<V.scalarCount { (k < 4 ? line : lineRight)[(w &+ (k & 3)) & mask] = stored[k] }
+                for k in 0..<V.scalarCount { (k < per ? line : lineRight)[(w &+ (k % per)) & mask] = stored[k] }
             }
-            w = (w &+ 4) & mask
+            w = (w &+ per) & mask
             let mv = ramps.mix + steps * ramps.dMix, nv = ramps.norm + steps * ramps.dNorm
             mulAdd(mv, mulAdd(nv, d, -input), input).store(x + i, xRight + i)
-            i += 4
+            i += per
         }
         writeIndex = w
         return i
@@ -305,6 +320,10 @@ public final class Flanger: StereoEffect {
 /// The flanger's vector loop's lanes: four samples of one signal (`SIMD4`), or four of each of
 /// two (`SIMD8`, the second in lanes 4…7).
 protocol FlangerLanes: SIMD where Scalar == Float {
+    /// How many successive samples of one side the lanes hold.
+    static var samplesPerSide: Int { get }
+    /// `first` in the first side's lanes, `second` in the second's.
+    static func sides(_ first: Float, _ second: Float) -> Self
     /// A vector of `value(k)` in lane k.
     static func lanes(_ value: (Int) -> Float) -> Self
     /// Four samples from `first`, and with eight lanes four from `second`.
@@ -321,6 +340,9 @@ protocol FlangerLanes: SIMD where Scalar == Float {
 }
 
 extension SIMD4: FlangerLanes where Scalar == Float {
+    static var samplesPerSide: Int { 4 }
+    static func sides(_ first: Float, _ second: Float) -> Self { SIMD4(repeating: first) }
+
     @inline(__always)
     static func lanes(_ value: (Int) -> Float) -> Self { SIMD4(value(0), value(1), value(2), value(3)) }
 
@@ -359,6 +381,9 @@ extension SIMD4: FlangerLanes where Scalar == Float {
 }
 
 extension SIMD8: FlangerLanes where Scalar == Float {
+    static var samplesPerSide: Int { 4 }
+    static func sides(_ first: Float, _ second: Float) -> Self { SIMD8(lowHalf: SIMD4(repeating: first), highHalf: SIMD4(repeating: second)) }
+
     @inline(__always)
     static func lanes(_ value: (Int) -> Float) -> Self {
         SIMD8(value(0), value(1), value(2), value(3), value(4), value(5), value(6), value(7))
@@ -386,6 +411,50 @@ extension SIMD8: FlangerLanes where Scalar == Float {
 
     @inline(__always)
     func flushedToZero() -> Self { SIMD8(lowHalf: lowHalf.flushedToZero(), highHalf: highHalf.flushedToZero()) }
+}
+
+/// Eight samples of each of two sides: lanes 0…7 the first, 8…15 the second.
+extension SIMD16: FlangerLanes where Scalar == Float {
+    static var samplesPerSide: Int { 8 }
+    static func sides(_ first: Float, _ second: Float) -> Self { SIMD16(lowHalf: SIMD8(repeating: first), highHalf: SIMD8(repeating: second)) }
+
+    @inline(__always)
+    static func lanes(_ value: (Int) -> Float) -> Self {
+        SIMD16(lowHalf: SIMD8(value(0), value(1), value(2), value(3), value(4), value(5), value(6), value(7)),
+               highHalf: SIMD8(value(8), value(9), value(10), value(11), value(12), value(13), value(14), value(15)))
+    }
+
+    @inline(__always)
+    static func load(_ first: UnsafePointer<Float>, _ second: UnsafePointer<Float>) -> Self {
+        SIMD16(lowHalf: UnsafeRawPointer(first).loadUnaligned(as: SIMD8<Float>.self),
+               highHalf: UnsafeRawPointer(second).loadUnaligned(as: SIMD8<Float>.self))
+    }
+
+    @inline(__always)
+    func store(_ first: UnsafeMutablePointer<Float>, _ second: UnsafeMutablePointer<Float>) {
+        UnsafeMutableRawPointer(first).storeBytes(of: lowHalf, as: SIMD8<Float>.self)
+        UnsafeMutableRawPointer(second).storeBytes(of: highHalf, as: SIMD8<Float>.self)
+    }
+
+    @inline(__always)
+    func wholeAndFraction() -> (whole: SIMD16<Int32>, fraction: Self) {
+        let magic = SIMD16<Float>(repeating: 12_582_912)
+        var whole = (self + magic) - magic
+        whole = whole.replacing(with: whole - 1, where: whole .> self)
+        return (unsafeBitCast(whole + magic, to: SIMD16<Int32>.self) &- SIMD16<Int32>(repeating: 0x4b40_0000), self - whole)
+    }
+
+    @inline(__always)
+    func finiteOrZero() -> Self {
+        let magnitude = unsafeBitCast(self, to: SIMD16<UInt32>.self) & SIMD16<UInt32>(repeating: 0x7fff_ffff)
+        return replacing(with: 0, where: magnitude .>= SIMD16<UInt32>(repeating: 0x7f80_0000))
+    }
+
+    @inline(__always)
+    func flushedToZero() -> Self {
+        let magnitude = unsafeBitCast(self, to: SIMD16<UInt32>.self) & SIMD16<UInt32>(repeating: 0x7fff_ffff)
+        return replacing(with: 0, where: magnitude .< SIMD16<UInt32>(repeating: Float(1e-15).bitPattern))
+    }
 }
 
 extension PedalKind {
