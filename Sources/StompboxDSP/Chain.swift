@@ -399,7 +399,7 @@ public final class Chain {
             fadePosition = 0
         }
         if fade != .none {
-            _ = boardInput.baseAddress!.update(from: block.baseAddress!, count: block.count)
+            boardInput.baseAddress!.update(from: block.baseAddress!, count: block.count)
         }
 
         let p = parameters
@@ -408,7 +408,7 @@ public final class Chain {
             for i in 0..<activeCount {
                 activeSlots[i].run(block, right, stereo: &stereo, dry: dry, dryRight: dryRight, parameters: p)
             }
-            if !stereo { _ = right.baseAddress!.update(from: block.baseAddress!, count: block.count) }
+            if !stereo { right.baseAddress!.update(from: block.baseAddress!, count: block.count) }
         } else {
             for i in 0..<activeCount { activeSlots[i].run(block, dry: dry, parameters: p) }
         }
@@ -514,7 +514,7 @@ struct BoardSlot {
                       dry: UnsafeMutableBufferPointer<Float>, dryRight: UnsafeMutableBufferPointer<Float>, parameters: ParameterStore) {
         let twinJoins = pedal.twin != nil && !pedal.twinOnlyWhileWide
         if !stereo && (pedal.makesStereo || twinJoins || pedal.stereo?.widensNow == true) && !slot.isIdle(parameters) {
-            _ = right.baseAddress!.update(from: left.baseAddress!, count: left.count)
+            right.baseAddress!.update(from: left.baseAddress!, count: left.count)
             stereo = true
         }
         if pedal.twinOnlyWhileWide {
@@ -656,8 +656,8 @@ struct PedalSlot {
     private mutating func ringOut(_ effect: AudioEffect, _ pedal: StereoPedal, _ left: Buffer, _ right: Buffer?,
                                   dry: Buffer, dryRight: Buffer, on: Bool, keepTail: Bool) {
         let n = left.count
-        _ = dry.baseAddress!.update(from: left.baseAddress!, count: n)
-        if let right { _ = dryRight.baseAddress!.update(from: right.baseAddress!, count: n) }
+        dry.baseAddress!.update(from: left.baseAddress!, count: n)
+        if let right { dryRight.baseAddress!.update(from: right.baseAddress!, count: n) }
         let step = self.step
         let sendTarget: Float = on ? 1 : 0
         let tailTarget: Float = on || (keepTail && quietSamples < quietLimit) ? 1 : 0
@@ -678,8 +678,8 @@ struct PedalSlot {
         if PedalSlot.failed(left, right) {
             effect.reset()
             pedal.twin?.reset()
-            _ = left.baseAddress!.update(from: dry.baseAddress!, count: n)
-            if let right { _ = right.baseAddress!.update(from: dryRight.baseAddress!, count: n) }
+            left.baseAddress!.update(from: dry.baseAddress!, count: n)
+            if let right { right.baseAddress!.update(from: dryRight.baseAddress!, count: n) }
             trailing = false
             mix = 0
             target = 0
@@ -731,7 +731,7 @@ struct PedalSlot {
         } else {
             for i in left.indices { left[i] = 0.5 * (left[i] + right[i]) }
             effect.process(left)
-            _ = right.baseAddress!.update(from: left.baseAddress!, count: left.count)
+            right.baseAddress!.update(from: left.baseAddress!, count: left.count)
         }
     }
 
@@ -823,8 +823,8 @@ struct PedalSlot {
             lateDry(dry, dryDelay, start)
             if right != nil { lateDry(dryRight, dryDelayRight, startRight) }
         } else {
-            _ = dry.baseAddress!.update(from: left.baseAddress!, count: n)
-            if let right { _ = dryRight.baseAddress!.update(from: right.baseAddress!, count: n) }
+            dry.baseAddress!.update(from: left.baseAddress!, count: n)
+            if let right { dryRight.baseAddress!.update(from: right.baseAddress!, count: n) }
         }
         let running = target == 1 || mix > 0
         if running {
@@ -837,8 +837,8 @@ struct PedalSlot {
         if running && PedalSlot.failed(left, right) {
             effect.reset()
             pedal.twin?.reset()
-            _ = left.baseAddress!.update(from: dry.baseAddress!, count: n)
-            if let right { _ = right.baseAddress!.update(from: dryRight.baseAddress!, count: n) }
+            left.baseAddress!.update(from: dry.baseAddress!, count: n)
+            if let right { right.baseAddress!.update(from: dryRight.baseAddress!, count: n) }
             return
         }
         guard !steady else { return }

@@ -301,7 +301,7 @@ struct LanePair {
         y1 = SIMD2(f.y1, g.y1); y2 = SIMD2(f.y2, g.y2)
     }
 
-    /// Direct form I, as `Biquad.tick`: b₀x + (b₂x₂ − a₂y₂) + a₁(x₁ − y₁), b1 = a1 for a peaking
+    /// Direct form I: b₀x + (b₂x₂ − a₂y₂) + a₁(x₁ − y₁), b1 = a1 for a peaking
     /// filter. What each step waits on, the input (the lane before's last output) and y₁ from
     /// the step before, enters through one fused multiply-add each (`mulAdd`; two steps of
     /// latency instead of three). At 0 dB (b = a) and a settled state (x = y) the b₂/a₂ terms
@@ -327,22 +327,11 @@ struct LanePair {
     }
 }
 
-/// A peaking biquad (b1 = a1) in direct form I with its coefficients (a0 = 1).
+/// A peaking biquad's coefficients (b1 = a1, a0 = 1) and its direct-form-I state; the
+/// equaliser runs it in a `LanePair` of its pipeline (`Wavefront`).
 struct Biquad {
     var b0 = 1.0, b1 = 0.0, b2 = 0.0, a1 = 0.0, a2 = 0.0
     var x1 = 0.0, x2 = 0.0, y1 = 0.0, y2 = 0.0
-
-    @inline(__always)
-    mutating func tick(_ x: Double) -> Double {
-        // A peaking filter has b1 = a1, which saves a multiply; y[n−1] enters last, so the
-        // recursion's critical path is a subtraction, a multiply and an add.
-        let y = (b0 * x + b2 * x2 - a2 * y2) + a1 * (x1 - y1)
-        x2 = x1
-        x1 = x
-        y2 = y1
-        y1 = y
-        return y
-    }
 
     /// A decaying state ends in exact zero instead of denormals.
     mutating func flushDenormals() {

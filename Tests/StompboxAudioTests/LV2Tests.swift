@@ -563,7 +563,7 @@ private final class Box: @unchecked Sendable {
         let kind = try PedalKind.lv2(id: "fil", uri: LV2Fixtures.fil4.uri)
         let chain = Chain(board: [.delay, kind])
         chain.prepare(sampleRate: 48_000, maximumBlockSize: 256)
-        weak var pedal = chain.effect(kind) as? LV2Pedal
+        weak let pedal = chain.effect(kind) as? LV2Pedal
         #expect(pedal != nil)
         try chain.setBoard([.delay])
         _ = Render.through(chain, Signal.silence(4800))
