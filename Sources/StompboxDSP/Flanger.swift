@@ -318,7 +318,8 @@ public final class Flanger: StereoEffect {
 }
 
 /// The flanger's vector loop's lanes: four samples of one signal (`SIMD4`), or four of each of
-/// two (`SIMD8`, the second in lanes 4…7).
+/// two (`SIMD8`, the second in lanes 4…7), or eight of each (`SIMD16`, the second in lanes 8…15).
+/// The wider vectors work half by half through the narrower ones; the compiler joins the halves.
 protocol FlangerLanes: SIMD where Scalar == Float {
     /// How many successive samples of one side the lanes hold.
     static var samplesPerSide: Int { get }
@@ -326,7 +327,7 @@ protocol FlangerLanes: SIMD where Scalar == Float {
     static func sides(_ first: Float, _ second: Float) -> Self
     /// A vector of `value(k)` in lane k.
     static func lanes(_ value: (Int) -> Float) -> Self
-    /// Four samples from `first`, and with eight lanes four from `second`.
+    /// `samplesPerSide` samples from `first`, and with two sides as many from `second`.
     static func load(_ first: UnsafePointer<Float>, _ second: UnsafePointer<Float>) -> Self
     /// Stores the lanes as `load` reads them.
     func store(_ first: UnsafeMutablePointer<Float>, _ second: UnsafeMutablePointer<Float>)
@@ -438,23 +439,15 @@ extension SIMD16: FlangerLanes where Scalar == Float {
 
     @inline(__always)
     func wholeAndFraction() -> (whole: SIMD16<Int32>, fraction: Self) {
-        let magic = SIMD16<Float>(repeating: 12_582_912)
-        var whole = (self + magic) - magic
-        whole = whole.replacing(with: whole - 1, where: whole .> self)
-        return (unsafeBitCast(whole + magic, to: SIMD16<Int32>.self) &- SIMD16<Int32>(repeating: 0x4b40_0000), self - whole)
+        let low = lowHalf.wholeAndFraction(), high = highHalf.wholeAndFraction()
+        return (SIMD16<Int32>(lowHalf: low.whole, highHalf: high.whole), SIMD16(lowHalf: low.fraction, highHalf: high.fraction))
     }
 
     @inline(__always)
-    func finiteOrZero() -> Self {
-        let magnitude = unsafeBitCast(self, to: SIMD16<UInt32>.self) & SIMD16<UInt32>(repeating: 0x7fff_ffff)
-        return replacing(with: 0, where: magnitude .>= SIMD16<UInt32>(repeating: 0x7f80_0000))
-    }
+    func finiteOrZero() -> Self { SIMD16(lowHalf: lowHalf.finiteOrZero(), highHalf: highHalf.finiteOrZero()) }
 
     @inline(__always)
-    func flushedToZero() -> Self {
-        let magnitude = unsafeBitCast(self, to: SIMD16<UInt32>.self) & SIMD16<UInt32>(repeating: 0x7fff_ffff)
-        return replacing(with: 0, where: magnitude .< SIMD16<UInt32>(repeating: Float(1e-15).bitPattern))
-    }
+    func flushedToZero() -> Self { SIMD16(lowHalf: lowHalf.flushedToZero(), highHalf: highHalf.flushedToZero()) }
 }
 
 extension PedalKind {
