@@ -25,9 +25,11 @@ public enum AmpModel: Int, CaseIterable, Sendable {
 /// stays in line as a straight line with the same delay, so every model has one latency, and
 /// a new model glides there (20 ms) without a click.
 ///
-/// The stages run at 4× the sample rate with antiderivative anti-aliasing (`Oversampler`, as
-/// the Overdrive); the DC blocker, the last low-pass (brighter on clean, darker on lead), the
-/// tone stack and the level run at the base rate.
+/// The stages and the last low-pass after them (brighter on clean, darker on lead) run at 4×
+/// the sample rate with antiderivative anti-aliasing (`Oversampler`, as the Overdrive); the DC
+/// blocker, the tone stack and the level at the base rate. The last low-pass stays at 4×: it
+/// damps what lies just above the base band before the decimator folds it back (at the base
+/// rate the lead model's aliasing at full gain rose from −54 to −50 dBc).
 ///
 /// The tone stack is the Fender/Marshall (FMV) passive network of the '59 Bassman (5F6-A:
 /// 250 pF, 20 nF, 20 nF; treble 250 k, bass 1 M, mid 25 k, 56 k) from its analog transfer
