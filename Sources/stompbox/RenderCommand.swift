@@ -25,7 +25,7 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A preset file (JSON) to start from.", valueName: "file"))
     var preset: String?
 
-    @Option(name: .long, help: ArgumentHelp("The pedals on the board, in signal order (default: the preset's board, else every built-in pedal: gate, overdrive, amp, eq, flanger, tremolo, delay, reverb, looper), e.g. overdrive,delay. A pedal left out is not on the board.", valueName: "id,id,…"))
+    @Option(name: .long, help: ArgumentHelp(RenderCommand.chainHelp + " A pedal left out is not on the board.", valueName: "id,id,…"))
     var chain: String?
 
     @Option(name: .customLong("add"), parsing: .unconditionalSingleValue,
@@ -144,6 +144,9 @@ struct RenderCommand: ParsableCommand {
         }
         return (pedal, FileState.json(file: path), p, Float(names.count - 1))
     }
+
+    /// `--chain`'s help: the default board named from the registry, so it lists every built-in pedal.
+    static let chainHelp = "The pedals on the board, in signal order (default: the preset's board, else every built-in pedal: \(PedalKind.builtIn.map(\.id).joined(separator: ", "))), e.g. overdrive,delay."
 
     static let addHelp = "An LV2 plugin as pedal ID, switched on (repeatable), e.g. fil=lv2:http://… (see 'stompbox plugins'); appended to the board unless --chain places it. Its control ports are parameters ID.<port symbol>."
 

@@ -64,7 +64,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "A single-preset JSON file to start from.")
     var preset: String?
 
-    @Option(help: ArgumentHelp("The pedals on the board, in signal order (default: the preset's board, else every built-in pedal: gate, overdrive, amp, eq, flanger, tremolo, delay, reverb, looper), e.g. overdrive,delay.", valueName: "id,id,…"))
+    @Option(help: ArgumentHelp(RenderCommand.chainHelp, valueName: "id,id,…"))
     var chain: String?
 
     @Option(name: .customLong("add"), parsing: .unconditionalSingleValue,

@@ -50,6 +50,16 @@ private let step: Float = 1.0 / 8_388_608
         return (keys, env)
     }
 
+    /// `render --help` and `run --help` name the default board from the registry: every built-in
+    /// pedal, in order (the text once listed them by hand and left the cabinet out).
+    @Test(arguments: ["render", "run"])
+    func helpNamesEveryPedalOfTheDefaultBoard(_ command: String) throws {
+        let result = try runStompbox([command, "--help"])
+        #expect(result.status == 0)
+        let text = result.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(text.contains("every built-in pedal: " + PedalKind.builtIn.map(\.id).joined(separator: ", ") + ")"), "\(text)")
+    }
+
     @Test func rendersWithPresetSetAtAndTail() throws {
         let w = try Workspace()
         w.preset(#""delay.enabled":true,"delay.time_ms":420,"reverb.enabled":true,"tremolo.shape":"square""#)
