@@ -4,8 +4,9 @@ import Foundation
 /// network (29…74 ms lines) mixed by an orthogonal matrix (H2 ⊗ Householder4: every line feeds
 /// every other with equal weight, and the network itself neither gains nor loses energy).
 /// Each line's output passes a gain that sets the decay time and a one-pole low-pass that
-/// damps high frequencies faster, the way air and soft walls do. The eight lines run as one
-/// 8-wide vector.
+/// damps high frequencies faster, the way air and soft walls do. The network runs eight time
+/// steps at a time, each line's eight samples as one vector: the mixing is then lane by lane
+/// between the lines' vectors, and each line is read and written with one load and one store.
 ///
 /// - `reverb.size` sets the low-frequency decay time RT60 from `shortestDecay` to
 ///   `longestDecay` (exponentially: equal knob travel, equal ratio).
@@ -51,11 +52,16 @@ public final class Reverb: StereoEffect {
 
     private var sampleRate = 48_000.0
 
-    /// Eight lines of `lineSize` samples each, interleaved: one frame of eight values per time
-    /// step (a step's writes are two vector stores). Every frame is written twice, at `w` and
-    /// `w + lineSize`, so each read `lineSize - delay` frames after `w` needs no wrap-around.
+    /// Eight lines, one after the other, each `lineSize` samples and a copy of its first
+    /// `mirror` after them, so eight reads from any position are one contiguous load. The
+    /// network runs eight time steps at a time, each line as one vector of its eight samples
+    /// (see `render`).
     private var lines = UnsafeMutablePointer<Float>.allocate(capacity: 1)
     private var lineSize = 1
+    /// How many of a line's first samples are copied after its end.
+    private static let mirror = 16
+    private var lineStride: Int { lineSize + 2 * Reverb.mirror }
+    /// Where the next sample is written in every line (0..<lineSize).
     private var lineIndex = 0
     private var lineDelays = UnsafeMutablePointer<Int>.allocate(capacity: lineCount)
     /// Per-line loop gain (sets the decay) and low-pass state.
@@ -87,11 +93,6 @@ public final class Reverb: StereoEffect {
     private var scratch = UnsafeMutablePointer<Float>.allocate(capacity: 1)
     /// In stereo, the right side's wet signal.
     private var scratchRight = UnsafeMutablePointer<Float>.allocate(capacity: 1)
-    /// Per sample, the eight lines' outputs (one frame of eight): read for a run before the
-    /// network's loop, which takes them as one vector each, and summed into the wet output
-    /// after it. The longest run: shorter than every line's delay, so none is written during it.
-    private var lineOutputs = UnsafeMutablePointer<Float>.allocate(capacity: 8)
-    private var modulationRun = 1
     private var scratchSize = 1
 
     private var size = SmoothedValue(Parameter.reverbSize.spec.defaultValue)
@@ -111,7 +112,6 @@ public final class Reverb: StereoEffect {
         diffuserDelays.deallocate()
         scratch.deallocate()
         scratchRight.deallocate()
-        lineOutputs.deallocate()
     }
 
     /// Sizes the lines for `sampleRate`. Not on the audio thread.
@@ -122,7 +122,7 @@ public final class Reverb: StereoEffect {
         modulationMargin = Int(modulationSamples.rounded(.up)) + 2
         lineSize = Reverb.powerOfTwo(above: lengths.max()! + modulationMargin + 2)
         lines.deallocate()
-        lines = .allocate(capacity: 2 * lineSize * Reverb.lineCount)
+        lines = .allocate(capacity: lineStride * Reverb.lineCount)
         for (i, d) in lengths.enumerated() { lineDelays[i] = d }
 
         let diffuserLengths = Reverb.diffuserTimes.map { Reverb.prime(near: $0 * sampleRate / 1000) }
@@ -132,10 +132,9 @@ public final class Reverb: StereoEffect {
         for (i, d) in diffuserLengths.enumerated() { diffuserDelays[i] = d }
 
         scratchSize = max(1, min(maximumBlockSize, 4096))
-        reallocateZeroed(&scratch, count: scratchSize)
-        reallocateZeroed(&lineOutputs, count: 8 * scratchSize)
-        modulationRun = max(1, min(lineDelays[2], lineDelays[5]) - 2 * modulationMargin - 2)
-        reallocateZeroed(&scratchRight, count: scratchSize)
+        // Eight more than a block: the last group of a block may be partial, its vectors are whole.
+        reallocateZeroed(&scratch, count: scratchSize + 8)
+        reallocateZeroed(&scratchRight, count: scratchSize + 8)
 
         size.prepare(sampleRate: sampleRate)
         damping.prepare(sampleRate: sampleRate)
@@ -145,7 +144,7 @@ public final class Reverb: StereoEffect {
 
     /// Clears the tail and snaps the knobs to their parameters. Audio thread safe.
     public func reset() {
-        lines.update(repeating: 0, count: 2 * lineSize * Reverb.lineCount)
+        lines.update(repeating: 0, count: lineStride * Reverb.lineCount)
         diffusers.update(repeating: 0, count: diffuserSize * Reverb.diffuserCount)
         lowpassA = .zero
         modulationPhases = (0, 0)
@@ -249,132 +248,165 @@ public final class Reverb: StereoEffect {
         }
         diffuserIndex = (v &+ n) & diffuserMask
 
-        let lines = self.lines, lineMask = lineSize - 1
-        // Read offsets from the write frame (line i sits at lane i of a frame).
-        let span = lineSize << 3
-        let r0 = lines + (span - (lineDelays[0] << 3)), r1 = lines + (span - (lineDelays[1] << 3) + 1)
-        // (Lines 2 and 5 are the modulated ones, read through m2 and m5 below.)
-        let r3 = lines + (span - (lineDelays[3] << 3) + 3), r4 = lines + (span - (lineDelays[4] << 3) + 4)
-        let r6 = lines + (span - (lineDelays[6] << 3) + 6), r7 = lines + (span - (lineDelays[7] << 3) + 7)
+        let lines = self.lines, lineSize = self.lineSize, lineMask = lineSize - 1, stride = lineStride
+        @inline(__always) func line(_ j: Int) -> UnsafeMutablePointer<Float> { lines + j &* stride }
+        let d0 = lineDelays[0], d1 = lineDelays[1], d3 = lineDelays[3], d4 = lineDelays[4]
+        let d6 = lineDelays[6], d7 = lineDelays[7]
         // Lines 2 and 5 read at their delay plus an offset that glides over the block from where
         // it stood to the LFO's next value: read `margin` samples short of the delay, then
-        // `margin + offset` further back, between two frames.
+        // `margin + offset` further back, between two samples.
         let margin = modulationMargin
-        let m2 = lines + (span - ((lineDelays[2] - margin) << 3) + 2), m5 = lines + (span - ((lineDelays[5] - margin) << 3) + 5)
+        let e2 = lineDelays[2] - margin, e5 = lineDelays[5] - margin
         let (phase2, phase5) = modulationPhases
         let next2 = (phase2 + Reverb.modulationRates.0 * Double(n) / sampleRate).truncatingRemainder(dividingBy: 1)
         let next5 = (phase5 + Reverb.modulationRates.1 * Double(n) / sampleRate).truncatingRemainder(dividingBy: 1)
         modulationPhases = (next2, next5)
         let end2 = modulationSamples * Float(sin(2 * Double.pi * next2)), end5 = modulationSamples * Float(sin(2 * Double.pi * next5))
-        var offset2 = modulationNow.0 + Float(margin), offset5 = modulationNow.1 + Float(margin)
+        let offset2 = modulationNow.0 + Float(margin), offset5 = modulationNow.1 + Float(margin)
         let step2 = (end2 - modulationNow.0) / Float(n), step5 = (end5 - modulationNow.1) / Float(n)
         modulationNow = (end2, end5)
-        let frameMask = (lineMask << 3) | 7
         let c = dampingCoefficient
-        let pole = SIMD8<Float>(repeating: 1 - c), poleSquared = pole * pole
+        // The loop low-pass y = pole·y + x over eight steps at once: a prefix sum in each line's
+        // vector (three shift-multiply-adds), plus pole^(k+1) times the y before them.
+        let a = 1 - c, a2 = a * a, a4 = a2 * a2
+        let powers = SIMD8<Float>(a, a2, a2 * a, a4, a4 * a, a4 * a2, a4 * a2 * a, a4 * a4)
+        @inline(__always) func damped(_ x: SIMD8<Float>, after y: Float) -> SIMD8<Float> {
+            var v = x
+            v = mulAdd(a, SIMD8(0, v[0], v[1], v[2], v[3], v[4], v[5], v[6]), v)
+            v = mulAdd(a2, SIMD8(0, 0, v[0], v[1], v[2], v[3], v[4], v[5]), v)
+            v = mulAdd(a4, SIMD8(0, 0, 0, 0, v[0], v[1], v[2], v[3]), v)
+            return mulAdd(powers, SIMD8(repeating: y), v)
+        }
         // Mixing matrix: H2 ⊗ Householder4, all entries ±1/(2√2): orthogonal and dense. The
         // lines hold the mix scaled by √2 (one multiply saved per sample); the factor 1/√2 is
         // folded into the loop gains, the output taps and the input injection instead.
         let r: Float = 0.70710678
-        // The eight lines as one vector: lines 0…3 (A) in the low half, 4…7 (B) in the high one.
-        let q = (c * r) * SIMD8(lineGains[0], lineGains[1], lineGains[2], lineGains[3],
-                                lineGains[4], lineGains[5], lineGains[6], lineGains[7])
+        // Each line's decay gain (with the low-pass's 1 − pole).
+        let q0 = (c * r) * lineGains[0], q1 = (c * r) * lineGains[1], q2 = (c * r) * lineGains[2], q3 = (c * r) * lineGains[3]
+        let q4 = (c * r) * lineGains[4], q5 = (c * r) * lineGains[5], q6 = (c * r) * lineGains[6], q7 = (c * r) * lineGains[7]
+        // The low-passes' last outputs, line j in lane j.
         var y = SIMD8(lowHalf: lowpassA, highHalf: lowpassB)
-        let half = SIMD8<Float>(repeating: 0.5)
-        // H2: A + B in the low half, A − B in the high one (y·signs + the halves swapped).
-        let halves = SIMD8<Float>(1, 1, 1, 1, -1, -1, -1, -1)
-        // Input enters every line, with alternating signs (the high half's the opposite of the
-        // low half's); the output taps alternate too.
-        let inject = SIMD8<Float>(0.5, -0.5, 0.5, -0.5, -0.5, 0.5, -0.5, 0.5)
         // Line values below 1e-15 (−300 dB) are written as exact zeros: no denormals, and a
         // dying tail ends in true silence. Compared as magnitudes (sign bit cleared).
         let magnitude = SIMD8<UInt32>(repeating: 0x7fff_ffff)
         let floor = SIMD8<UInt32>(repeating: Float(1e-15).bitPattern)
-        var w = lineIndex << 3
-        let outputs = lineOutputs
-        var start = 0
-        while start < n {
-        // Runs shorter than the lines' delays: the lines' outputs for the whole run are read
-        // first (none of them is written during it), in a loop without a recursion.
-        let end = min(n, start + modulationRun)
-        // The offsets in fixed point (24 fraction bits): whole sample and fraction without a
-        // checked Float-to-Int conversion per sample.
-        var fixed2 = Int((offset2 * Reverb.fixedOne).rounded()), fixed5 = Int((offset5 * Reverb.fixedOne).rounded())
-        let fixedStep2 = Int((step2 * Reverb.fixedOne).rounded()), fixedStep5 = Int((step5 * Reverb.fixedOne).rounded())
-        var ahead = w
-        for i in start..<end {
-            fixed2 &+= fixedStep2
-            fixed5 &+= fixedStep5
-            let k2 = fixed2 &>> 24, k5 = fixed5 &>> 24
-            let f2 = Float(fixed2 & 0xff_ffff) * Reverb.fixedScale, f5 = Float(fixed5 & 0xff_ffff) * Reverb.fixedScale
-            let a2 = m2[ahead &- (k2 &<< 3)], b2 = m2[ahead &- ((k2 &+ 1) &<< 3)]
-            let a5 = m5[ahead &- (k5 &<< 3)], b5 = m5[ahead &- ((k5 &+ 1) &<< 3)]
-            let o = outputs + (i << 3)
-            o[0] = r0[ahead]; o[1] = r1[ahead]
-            o[2] = a2 + f2 * (b2 - a2)
-            o[3] = r3[ahead]; o[4] = r4[ahead]
-            o[5] = a5 + f5 * (b5 - a5)
-            o[6] = r6[ahead]; o[7] = r7[ahead]
-            ahead = (ahead &+ 8) & frameMask
+        // (In integer arithmetic: |v| − floor wraps to a set top bit exactly where |v| < floor,
+        // and (top bit) − 1 is then 0, else all ones. A mask's `replacing` came out lane by lane.)
+        @inline(__always) func kept(_ v: SIMD8<Float>) -> SIMD8<Float> {
+            let bits = unsafeBitCast(v, to: SIMD8<UInt32>.self)
+            let keep = (((bits & magnitude) &- floor) &>> 31) &- 1
+            return unsafeBitCast(bits & keep, to: SIMD8<Float>.self)
         }
-        offset2 = Float(fixed2) * Reverb.fixedScale
-        offset5 = Float(fixed5) * Reverb.fixedScale
-        // One time step: the network mixes the lines' damped outputs y, adds the input and
-        // writes frame w.
-        @inline(__always) func step(_ y: SIMD8<Float>, _ i: Int, _ w: Int) {
-            let z = y * halves + SIMD8(y[4], y[5], y[6], y[7], y[0], y[1], y[2], y[3])
-            // Householder4 in each half: each lane less half the half's sum, the sums across
-            // lanes left in every lane of their half by two swaps and two adds.
-            let z2 = z + SIMD8(z[1], z[0], z[3], z[2], z[5], z[4], z[7], z[6])
-            let sums = z2 + SIMD8(z2[2], z2[3], z2[0], z2[1], z2[6], z2[7], z2[4], z2[5])
-            let out = z - half * sums + inject * u[i]
-            let bits = unsafeBitCast(out, to: SIMD8<UInt32>.self)
-            let kept = unsafeBitCast(bits.replacing(with: 0, where: (bits & magnitude) .< floor), to: SIMD8<Float>.self)
-            let frame = UnsafeMutableRawPointer(lines + w)
-            frame.storeBytes(of: kept, as: SIMD8<Float>.self)
-            frame.storeBytes(of: kept, toByteOffset: span << 2, as: SIMD8<Float>.self)
+        @inline(__always) func load(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
+            UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
         }
-        @inline(__always) func lineOutput(_ i: Int) -> SIMD8<Float> {
-            UnsafeRawPointer(outputs + (i << 3)).loadUnaligned(as: SIMD8<Float>.self)
+        /// The first `count` lanes of `v` into `p` (all eight as one store).
+        @inline(__always) func store(_ v: SIMD8<Float>, _ p: UnsafeMutablePointer<Float>, _ count: Int) {
+            if count == 8 {
+                UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD8<Float>.self)
+            } else {
+                for k in 0..<count { p[k] = v[k] }
+            }
         }
-        // Decay gain and damping low-pass in one: y = pole·y + (1 − pole)·g·s, the one value
-        // that waits on the step before. Two steps at a time, the second from the y before
-        // both (pole²·y + pole·x₀ + x₁), so it waits once per two steps.
-        var i = start
-        while i + 2 <= end {
-            let x0 = q * lineOutput(i), x1 = q * lineOutput(i + 1)
-            let y0 = pole * y + x0
-            y = poleSquared * y + (pole * x0 + x1)
-            step(y0, i, w)
-            let w1 = (w &+ 8) & frameMask
-            step(y, i + 1, w1)
-            w = (w1 &+ 8) & frameMask
-            i += 2
-        }
-        if i < end {
-            y = pole * y + q * lineOutput(i)
-            step(y, i, w)
-            w = (w &+ 8) & frameMask
-        }
-        start = end
-        }
-        lineIndex = w >> 3
-        // The output taps alternate in sign: u = g·(d0 − d1 + d2 − d3) with d = sA − sB.
         let outputTap = Reverb.outputGain * r
         let uRight = scratchRight
-        if right != nil {
-            // a = sA (the shorter lines), b = sB (the longer ones), each side its pattern.
-            for i in 0..<n {
-                let a = outputs + (i << 3), b = a + 4
-                u[i] = outputTap * (((a[0] + a[1]) - (a[2] + a[3])) + ((b[0] + b[1]) - (b[2] - b[3])))
-                uRight[i] = outputTap * (((a[0] - a[1]) - (a[2] + a[3])) + ((b[2] + b[3]) - (b[0] + b[1])))
+        let w = lineIndex
+        let line2 = line(2), line5 = line(5)
+        // The modulated lines' offsets in fixed point (24 fraction bits), lane k one step
+        // further than lane k − 1: whole sample and fraction without a checked Float-to-Int
+        // conversion per sample. (At most 2 + 2·depth samples, far inside Int32.)
+        var fixed2 = Int32((offset2 * Reverb.fixedOne).rounded()), fixed5 = Int32((offset5 * Reverb.fixedOne).rounded())
+        let fixedStep2 = Int32((step2 * Reverb.fixedOne).rounded()), fixedStep5 = Int32((step5 * Reverb.fixedOne).rounded())
+        let steps = SIMD8<Int32>(1, 2, 3, 4, 5, 6, 7, 8)
+        /// A modulated line's reads for the steps from position `at` on: each between the
+        /// samples `e + k` and `e + k + 1` back, k the whole part of its offset. The offset
+        /// glides by well under a sample per block, so the eight reads share their k nearly
+        /// always and are two vector loads; else they are read one by one.
+        @inline(__always) func modulated(_ line: UnsafeMutablePointer<Float>, _ e: Int, _ fixed: inout Int32,
+                                         _ step: Int32, _ at: Int) -> SIMD8<Float> {
+            let offsets = SIMD8(repeating: fixed) &+ steps &* step
+            fixed = offsets[7]
+            let whole = offsets &>> 24
+            let fraction = SIMD8<Float>(offsets & 0xff_ffff) * Reverb.fixedScale
+            let k = Int(whole[0])
+            let a: SIMD8<Float>, b: SIMD8<Float>
+            if whole[7] == whole[0] {
+                a = load(line + ((at &- e &- k) & lineMask))
+                b = load(line + ((at &- e &- k &- 1) & lineMask))
+            } else {
+                var x = SIMD8<Float>(), y = SIMD8<Float>()
+                for lane in 0..<8 {
+                    let back = at &+ lane &- e &- Int(whole[lane])
+                    x[lane] = line[back & lineMask]
+                    y[lane] = line[(back &- 1) & lineMask]
+                }
+                a = x
+                b = y
             }
-        } else {
-            for i in 0..<n {
-                let a = outputs + (i << 3), b = a + 4
-                u[i] = outputTap * (((a[0] - b[0]) - (a[1] - b[1])) + ((a[2] - b[2]) - (a[3] - b[3])))
-            }
+            return a + fraction * (b - a)
         }
+        // Eight steps at a time (`count` of them in a block's last group): each line's outputs;
+        // the output taps sum them; they are damped, the network mixes them, adds the input and
+        // writes the lines. Every operation is between lines, lane by lane: no shuffles but the
+        // low-passes' prefix sums.
+        var i = 0
+        while i < n {
+            let count = min(8, n &- i)
+            let p = (w &+ i) & lineMask
+            @inline(__always) func delayed(_ j: Int, _ d: Int) -> SIMD8<Float> { load(line(j) + ((p &- d) & lineMask)) }
+            let o0 = delayed(0, d0), o1 = delayed(1, d1)
+            let o2 = modulated(line2, e2, &fixed2, fixedStep2, p), o3 = delayed(3, d3)
+            let o4 = delayed(4, d4), o5 = modulated(line5, e5, &fixed5, fixedStep5, p)
+            let o6 = delayed(6, d6), o7 = delayed(7, d7)
+            let input = load(u + i)
+            // The output taps alternate in sign; in stereo each side has its pattern
+            // (a = the first four lines' outputs, b = the last four's).
+            if right != nil {
+                store(outputTap * (((o0 + o1) - (o2 + o3)) + ((o4 + o5) - (o6 - o7))), u + i, count)
+                store(outputTap * (((o0 - o1) - (o2 + o3)) + ((o6 + o7) - (o4 + o5))), uRight + i, count)
+            } else {
+                store(outputTap * (((o0 - o4) - (o1 - o5)) + ((o2 - o6) - (o3 - o7))), u + i, count)
+            }
+            let y0 = damped(q0 * o0, after: y[0]), y1 = damped(q1 * o1, after: y[1])
+            let y2 = damped(q2 * o2, after: y[2]), y3 = damped(q3 * o3, after: y[3])
+            let y4 = damped(q4 * o4, after: y[4]), y5 = damped(q5 * o5, after: y[5])
+            let y6 = damped(q6 * o6, after: y[6]), y7 = damped(q7 * o7, after: y[7])
+            if count == 8 {
+                y = SIMD8(y0[7], y1[7], y2[7], y3[7], y4[7], y5[7], y6[7], y7[7])
+            } else {
+                let last = count - 1
+                y = SIMD8(y0[last], y1[last], y2[last], y3[last], y4[last], y5[last], y6[last], y7[last])
+            }
+            // H2: A + B for lines 0…3, A − B for lines 4…7 (A the first four lines, B the last).
+            let z0 = y0 + y4, z1 = y1 + y5, z2 = y2 + y6, z3 = y3 + y7
+            let z4 = y0 - y4, z5 = y1 - y5, z6 = y2 - y6, z7 = y3 - y7
+            // Householder4 in each half: each less half the half's sum.
+            let low = 0.5 * ((z0 + z1) + (z2 + z3)), high = 0.5 * ((z4 + z5) + (z6 + z7))
+            // Input enters every line, with alternating signs (the second half's the opposite
+            // of the first's).
+            let plus = 0.5 * input, minus = -0.5 * input
+            // Written once, and again after the line's end where it is within its first `mirror`.
+            let whole = count == 8 && p &+ 8 <= lineSize, mirrored = p < Reverb.mirror
+            @inline(__always) func write(_ j: Int, _ v: SIMD8<Float>) {
+                let base = line(j)
+                if whole {
+                    UnsafeMutableRawPointer(base + p).storeBytes(of: v, as: SIMD8<Float>.self)
+                    if mirrored { UnsafeMutableRawPointer(base + (p &+ lineSize)).storeBytes(of: v, as: SIMD8<Float>.self) }
+                } else {
+                    for k in 0..<count {
+                        let position = (p &+ k) & lineMask
+                        base[position] = v[k]
+                        if position < Reverb.mirror { base[position &+ lineSize] = v[k] }
+                    }
+                }
+            }
+            write(0, kept((z0 - low) + plus)); write(1, kept((z1 - low) + minus))
+            write(2, kept((z2 - low) + plus)); write(3, kept((z3 - low) + minus))
+            write(4, kept((z4 - high) + minus)); write(5, kept((z5 - high) + plus))
+            write(6, kept((z6 - high) + minus)); write(7, kept((z7 - high) + plus))
+            i &+= 8
+        }
+        lineIndex = (w &+ n) & lineMask
         lowpassA = y.lowHalf
         lowpassB = y.highHalf
 
