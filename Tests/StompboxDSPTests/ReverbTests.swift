@@ -24,6 +24,44 @@ import StompboxTestSupport
         return ir
     }
 
+    /// The network runs sixteen steps at a time; a block of any length ends in a partial
+    /// group, and the lines wrap at any point of one. Blocks of 1, 37 and 250 samples give the
+    /// reverb that blocks of 128 give, mono and stereo, to within what the modulation's glide
+    /// (one straight line per block) changes: a wrong carry, write or wrap would differ by far
+    /// more than 5e-4 of the peak.
+    @Test(arguments: [1, 37, 250])
+    func anyBlockLengthGivesTheSameReverb(_ block: Int) {
+        let input = Signal.noise(length: 24_000, amplitude: 0.5, seed: 3) + [Float](repeating: 0, count: 24_000)
+        func rendered(_ length: Int, stereo: Bool) -> [Float] {
+            let r = Self.make(size: 0.8, damping: 0.3, mix: 1)
+            var left = input, right = input.map { -0.5 * $0 }
+            left.withUnsafeMutableBufferPointer { l in
+                right.withUnsafeMutableBufferPointer { rr in
+                    var start = 0
+                    while start < l.count {
+                        let n = min(length, l.count - start)
+                        let a = UnsafeMutableBufferPointer(rebasing: l[start..<start + n])
+                        if stereo {
+                            r.process(left: a, right: UnsafeMutableBufferPointer(rebasing: rr[start..<start + n]))
+                        } else {
+                            r.process(a)
+                        }
+                        start += n
+                    }
+                }
+            }
+            return stereo ? left + right : left
+        }
+        for stereo in [false, true] {
+            let reference = rendered(128, stereo: stereo), other = rendered(block, stereo: stereo)
+            let peak = reference.map { abs($0) }.max() ?? 0
+            let difference = zip(reference, other).map { abs($0 - $1) }.max() ?? 0
+            print("reverb, blocks of \(block), \(stereo ? "stereo" : "mono"): largest difference \(difference), peak \(peak)")
+            #expect(peak > 0.1)
+            #expect(difference < 5e-4 * peak, "blocks of \(block), \(stereo ? "stereo" : "mono"): differs by \(difference) (peak \(peak))")
+        }
+    }
+
     @Test func decayTimeGrowsStrictlyWithSize() throws {
         var previous = 0.0
         for size: Float in [0, 0.2, 0.4, 0.6, 0.8, 1] {
