@@ -293,15 +293,7 @@ public final class Reverb: StereoEffect {
         var y = SIMD8(lowHalf: lowpassA, highHalf: lowpassB)
         // Line values below 1e-15 (−300 dB) are written as exact zeros: no denormals, and a
         // dying tail ends in true silence. Compared as magnitudes (sign bit cleared).
-        let magnitude = SIMD16<UInt32>(repeating: 0x7fff_ffff)
-        let floor = SIMD16<UInt32>(repeating: Float(1e-15).bitPattern)
-        // (In integer arithmetic: |v| − floor wraps to a set top bit exactly where |v| < floor,
-        // and (top bit) − 1 is then 0, else all ones. A mask's `replacing` came out lane by lane.)
-        @inline(__always) func kept(_ v: V) -> V {
-            let bits = unsafeBitCast(v, to: SIMD16<UInt32>.self)
-            let keep = (((bits & magnitude) &- floor) &>> 31) &- 1
-            return unsafeBitCast(bits & keep, to: V.self)
-        }
+        @inline(__always) func kept(_ v: V) -> V { Reverb.flushed(v) }
         @inline(__always) func load(_ p: UnsafePointer<Float>) -> V {
             UnsafeRawPointer(p).loadUnaligned(as: V.self)
         }
@@ -444,12 +436,21 @@ public final class Reverb: StereoEffect {
     private static func allpass(read: UnsafePointer<Float>, write: UnsafeMutablePointer<Float>,
                                 input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>,
                                 count: Int, k: Float) {
-        // Eight at a time by hand: the compiler cannot prove `input` and `output` either equal
-        // or apart, so it would not vectorise the loop itself.
+        // Sixteen at a time by hand, then eight: the compiler cannot prove `input` and `output`
+        // either equal or apart, so it would not vectorise the loop itself.
+        var i = 0
+        let k16 = SIMD16<Float>(repeating: k)
+        while i &+ 16 <= count {
+            let delayed = UnsafeRawPointer(read + i).loadUnaligned(as: SIMD16<Float>.self)
+            let x = UnsafeRawPointer(input + i).loadUnaligned(as: SIMD16<Float>.self)
+            let stored = flushed(x + k16 * delayed)
+            UnsafeMutableRawPointer(write + i).storeBytes(of: stored, as: SIMD16<Float>.self)
+            UnsafeMutableRawPointer(output + i).storeBytes(of: delayed - k16 * stored, as: SIMD16<Float>.self)
+            i &+= 16
+        }
         let kv = SIMD8<Float>(repeating: k)
         let magnitude = SIMD8<UInt32>(repeating: 0x7fff_ffff)
         let floor = SIMD8<UInt32>(repeating: Float(1e-15).bitPattern)
-        var i = 0
         while i + 8 <= count {
             let delayed = UnsafeRawPointer(read + i).loadUnaligned(as: SIMD8<Float>.self)
             let x = UnsafeRawPointer(input + i).loadUnaligned(as: SIMD8<Float>.self)
@@ -471,6 +472,16 @@ public final class Reverb: StereoEffect {
     /// Values below 1e-15 (−300 dB) become exactly zero, so the tail ends in true silence.
     @inline(__always)
     private static func flush(_ x: Float) -> Float { abs(x) < 1e-15 ? 0 : x }
+
+    /// `flush` on sixteen values, in integer arithmetic: |v| − 1e-15 (as bit patterns) wraps to
+    /// a set top bit exactly where |v| < 1e-15, and (top bit) − 1 is then 0, else all ones. (A
+    /// mask's `replacing` came out lane by lane in `render`.)
+    @inline(__always)
+    static func flushed(_ v: SIMD16<Float>) -> SIMD16<Float> {
+        let bits = unsafeBitCast(v, to: SIMD16<UInt32>.self)
+        let keep = (((bits & 0x7fff_ffff) &- Float(1e-15).bitPattern) &>> 31) &- 1
+        return unsafeBitCast(bits & keep, to: SIMD16<Float>.self)
+    }
 
     private static func powerOfTwo(above n: Int) -> Int {
         var size = 1
