@@ -291,9 +291,6 @@ public final class Reverb: StereoEffect {
         let q4 = (c * r) * lineGains[4], q5 = (c * r) * lineGains[5], q6 = (c * r) * lineGains[6], q7 = (c * r) * lineGains[7]
         // The low-passes' last outputs, line j in lane j.
         var y = SIMD8(lowHalf: lowpassA, highHalf: lowpassB)
-        // Line values below 1e-15 (−300 dB) are written as exact zeros: no denormals, and a
-        // dying tail ends in true silence. Compared as magnitudes (sign bit cleared).
-        @inline(__always) func kept(_ v: V) -> V { Reverb.flushed(v) }
         @inline(__always) func load(_ p: UnsafePointer<Float>) -> V {
             UnsafeRawPointer(p).loadUnaligned(as: V.self)
         }
@@ -382,10 +379,12 @@ public final class Reverb: StereoEffect {
             // Input enters every line, with alternating signs (the second half's the opposite
             // of the first's).
             let plus = 0.5 * input, minus = -0.5 * input
-            // Written once, and again after the line's end where it is within its first `mirror`.
+            // Written once, and again after the line's end where it is within its first `mirror`;
+            // values below 1e-15 (−300 dB) as exact zeros: no denormals, and a dying tail ends
+            // in true silence.
             let whole = count == 16 && p &+ 16 <= lineSize, mirrored = p < Reverb.mirror
-            @inline(__always) func write(_ j: Int, _ v: V) {
-                let base = line(j)
+            @inline(__always) func write(_ j: Int, _ value: V) {
+                let base = line(j), v = Reverb.flushed(value)
                 if whole {
                     UnsafeMutableRawPointer(base + p).storeBytes(of: v, as: V.self)
                     if mirrored { UnsafeMutableRawPointer(base + (p &+ lineSize)).storeBytes(of: v, as: V.self) }
@@ -397,10 +396,10 @@ public final class Reverb: StereoEffect {
                     }
                 }
             }
-            write(0, kept((z0 - low) + plus)); write(1, kept((z1 - low) + minus))
-            write(2, kept((z2 - low) + plus)); write(3, kept((z3 - low) + minus))
-            write(4, kept((z4 - high) + minus)); write(5, kept((z5 - high) + plus))
-            write(6, kept((z6 - high) + minus)); write(7, kept((z7 - high) + plus))
+            write(0, (z0 - low) + plus); write(1, (z1 - low) + minus)
+            write(2, (z2 - low) + plus); write(3, (z3 - low) + minus)
+            write(4, (z4 - high) + minus); write(5, (z5 - high) + plus)
+            write(6, (z6 - high) + minus); write(7, (z7 - high) + plus)
             i &+= 16
         }
         lineIndex = (w &+ n) & lineMask
