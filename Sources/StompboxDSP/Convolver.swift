@@ -13,8 +13,9 @@ public final class ConvolutionKernel: @unchecked Sendable {
     public let length: Int
     /// The head's taps, reversed (`head[P − 1 − m] = h[m]`), so each output is one dot product.
     let head: UnsafeMutablePointer<Float>
-    /// Partitions 0…`tailPartitions` (the head's, then the tail's): `bins` real parts then `bins`
-    /// imaginary parts each, scaled by 1/(2P) so the inverse transform needs no scaling.
+    /// Partitions 0…`tailPartitions` (the head's, then the tail's): `Convolver.lanes(partition)`
+    /// real parts then as many imaginary parts each (the `partition + 1` bins, then zeros),
+    /// scaled by 1/(2P) so the inverse transform needs no scaling.
     let spectra: UnsafeMutablePointer<Float>
     /// How many partitions follow the head's.
     let tailPartitions: Int
@@ -39,9 +40,9 @@ public final class ConvolutionKernel: @unchecked Sendable {
         head.initialize(repeating: 0, count: partition)
         for m in 0..<min(partition, taps.count) { head[partition - 1 - m] = taps[m] }
         tailPartitions = max(0, (taps.count - 1) / partition)
-        let bins = partition + 1
-        spectra = .allocate(capacity: (tailPartitions + 1) * 2 * bins)
-        spectra.initialize(repeating: 0, count: (tailPartitions + 1) * 2 * bins)
+        let bins = partition + 1, lanes = Convolver.lanes(partition)
+        spectra = .allocate(capacity: (tailPartitions + 1) * 2 * lanes)
+        spectra.initialize(repeating: 0, count: (tailPartitions + 1) * 2 * lanes)
         let fft = FFTPair(size: 2 * partition)
         defer { fft.free() }
         let scale = 1 / Float(2 * partition)
@@ -50,7 +51,7 @@ public final class ConvolutionKernel: @unchecked Sendable {
             let start = k * partition
             for m in 0..<max(0, min(partition, taps.count - start)) { fft.real[m] = taps[start + m] * scale }
             fft.forward()
-            let re = spectra + k * 2 * bins, im = re + bins
+            let re = spectra + k * 2 * lanes, im = re + lanes
             for b in 0..<bins {
                 re[b] = fft.complex[2 * b]
                 im[b] = fft.complex[2 * b + 1]
@@ -172,12 +173,19 @@ public final class Convolver {
     public let capacity: Int
     private let fft: FFTPair
     private var bins: Int { partition + 1 }
+    /// What a spectrum's real (or imaginary) parts take in `frames`, in a kernel and in
+    /// `accumulator`: its bins, then zeros up to a multiple of sixteen, so `sum` works in
+    /// sixteen-lane vectors only.
+    private var lanes: Int { Convolver.lanes(partition) }
+
+    /// `partition + 1` bins rounded up to a multiple of sixteen.
+    static func lanes(_ partition: Int) -> Int { (partition + 1 + 15) & ~15 }
     /// The input's last `partition − 1` samples, then the block being filled (for the head).
     private let history: UnsafeMutablePointer<Float>
     /// How many samples of the current block have arrived.
     private var filled = 0
     /// The spectra of the last `capacity + 1` overlapping input frames (2P samples: the block
-    /// before and the block), split real/imaginary, newest at `newest`.
+    /// before and the block), split real/imaginary (`lanes` each), newest at `newest`.
     private let frames: UnsafeMutablePointer<Float>
     private var newest = 0
     /// The previous complete block, the first half of the next frame.
@@ -188,7 +196,7 @@ public final class Convolver {
     private let tails: UnsafeMutablePointer<Float>
     private var owners: (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) = (nil, nil)
     private var frameCount: Int { capacity + 1 }
-    /// A sum's real parts, then its imaginary parts (`bins` each).
+    /// A sum's real parts, then its imaginary parts (`lanes` each).
     private let accumulator: UnsafeMutablePointer<Float>
 
     public init(partition: Int = Convolver.defaultPartition, longestKernel taps: Int) {
@@ -197,15 +205,15 @@ public final class Convolver {
         fft = FFTPair(size: 2 * partition)
         history = .allocate(capacity: 2 * partition)
         history.initialize(repeating: 0, count: 2 * partition)
-        let bins = partition + 1
-        frames = .allocate(capacity: (capacity + 1) * 2 * bins)
-        frames.initialize(repeating: 0, count: (capacity + 1) * 2 * bins)
+        let lanes = Convolver.lanes(partition)
+        frames = .allocate(capacity: (capacity + 1) * 2 * lanes)
+        frames.initialize(repeating: 0, count: (capacity + 1) * 2 * lanes)
         previous = .allocate(capacity: partition)
         previous.initialize(repeating: 0, count: partition)
         tails = .allocate(capacity: 2 * partition)
         tails.initialize(repeating: 0, count: 2 * partition)
-        accumulator = .allocate(capacity: 2 * bins)
-        accumulator.initialize(repeating: 0, count: 2 * bins)
+        accumulator = .allocate(capacity: 2 * lanes)
+        accumulator.initialize(repeating: 0, count: 2 * lanes)
     }
 
     deinit {
@@ -220,7 +228,7 @@ public final class Convolver {
     /// Forgets the input. Audio thread safe.
     public func reset() {
         history.update(repeating: 0, count: 2 * partition)
-        frames.update(repeating: 0, count: frameCount * 2 * bins)
+        frames.update(repeating: 0, count: frameCount * 2 * lanes)
         previous.update(repeating: 0, count: partition)
         tails.update(repeating: 0, count: 2 * partition)
         owners = (nil, nil)
@@ -234,7 +242,7 @@ public final class Convolver {
     public func copyState(from other: Convolver) {
         guard other.partition == partition && other.capacity == capacity else { reset(); return }
         history.update(from: other.history, count: 2 * partition)
-        frames.update(from: other.frames, count: frameCount * 2 * bins)
+        frames.update(from: other.frames, count: frameCount * 2 * lanes)
         previous.update(from: other.previous, count: partition)
         tails.update(from: other.tails, count: 2 * partition)
         owners = other.owners
@@ -379,7 +387,7 @@ public final class Convolver {
         previous.update(from: block, count: p)
         fft.forward()
         newest = (newest + 1) % frameCount
-        let re = frames + newest * 2 * bins, im = re + bins
+        let re = frames + newest * 2 * lanes, im = re + lanes
         for b in 0..<bins {
             re[b] = fft.complex[2 * b]
             im[b] = fft.complex[2 * b + 1]
@@ -411,55 +419,61 @@ public final class Convolver {
     }
 
     /// Into `fft.complex`: Σ over `partitions` of frame(newest − k + `lead`) · H_k, partition by
-    /// partition in order for each bin. Sixteen bins at a time, their sums held in registers
-    /// across the partitions (no stores between them).
+    /// partition in order for each bin, each product added into the sum with two fused
+    /// multiply-adds. All 144 lanes of a partition 128's spectrum at once: its sums stay in 18
+    /// sixteen-lane registers while each partition's spectra are read once, front to back (the
+    /// reads of 16 or 32 bins at a time, going from partition to partition, cost the board
+    /// about 2 % more in `make bench`). Other partitions: 144 lanes at a time, then 16. The
+    /// lanes past the last bin are zeros in every kernel.
     private func sum(_ kernel: ConvolutionKernel, partitions: ClosedRange<Int>, newestFrameFor lead: Int) {
-        let bins = self.bins, stride = 2 * bins
+        typealias V = SIMD16<Float>
+        let lanes = self.lanes, stride = 2 * lanes
         let frameCount = self.frameCount, newest = self.newest
-        let ar = accumulator, ai = accumulator + bins
-        var b = 0
+        let ar = accumulator, ai = accumulator + lanes
+        let imaginary = lanes * MemoryLayout<Float>.stride, vector = MemoryLayout<V>.stride
         // (Wrapping index arithmetic: the indices are bounded by the buffers' sizes, and an
         // overflow check per partition would cost as much as a bin's multiplies.)
-        while b &+ 16 <= bins {
-            var r0 = SIMD8<Float>(), r1 = SIMD8<Float>(), i0 = SIMD8<Float>(), i1 = SIMD8<Float>()
-            var s0 = SIMD8<Float>(), s1 = SIMD8<Float>(), j0 = SIMD8<Float>(), j1 = SIMD8<Float>()
-            for k in partitions {
-                var slot = newest &- k &+ lead
-                if slot < 0 { slot &+= frameCount }
-                let x = UnsafeRawPointer(frames + (slot &* stride &+ b)), h = UnsafeRawPointer(kernel.spectra + (k &* stride &+ b))
-                let imaginary = bins * MemoryLayout<Float>.stride
-                let xr0 = x.loadUnaligned(as: SIMD8<Float>.self), xr1 = x.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self)
-                let xi0 = x.loadUnaligned(fromByteOffset: imaginary, as: SIMD8<Float>.self)
-                let xi1 = x.loadUnaligned(fromByteOffset: imaginary + 32, as: SIMD8<Float>.self)
-                let hr0 = h.loadUnaligned(as: SIMD8<Float>.self), hr1 = h.loadUnaligned(fromByteOffset: 32, as: SIMD8<Float>.self)
-                let hi0 = h.loadUnaligned(fromByteOffset: imaginary, as: SIMD8<Float>.self)
-                let hi1 = h.loadUnaligned(fromByteOffset: imaginary + 32, as: SIMD8<Float>.self)
-                // The products' sums apart (xr·hr and xi·hi, xr·hi and xi·hr), each a chain of fused
-                // multiply-adds that waits on nothing else; their difference and sum after the loop.
-                r0 = mulAdd(xr0, hr0, r0); s0 = mulAdd(xi0, hi0, s0)
-                i0 = mulAdd(xr0, hi0, i0); j0 = mulAdd(xi0, hr0, j0)
-                r1 = mulAdd(xr1, hr1, r1); s1 = mulAdd(xi1, hi1, s1)
-                i1 = mulAdd(xr1, hi1, i1); j1 = mulAdd(xi1, hr1, j1)
-            }
-            UnsafeMutableRawPointer(ar + b).storeBytes(of: r0 - s0, as: SIMD8<Float>.self)
-            UnsafeMutableRawPointer(ar + b + 8).storeBytes(of: r1 - s1, as: SIMD8<Float>.self)
-            UnsafeMutableRawPointer(ai + b).storeBytes(of: i0 + j0, as: SIMD8<Float>.self)
-            UnsafeMutableRawPointer(ai + b + 8).storeBytes(of: i1 + j1, as: SIMD8<Float>.self)
-            b &+= 16
+        /// Partition k's input and kernel spectra from bin `b` on.
+        @inline(__always) func spectra(_ k: Int, _ b: Int) -> (x: UnsafeRawPointer, h: UnsafeRawPointer) {
+            var slot = newest &- k &+ lead
+            if slot < 0 { slot &+= frameCount }
+            return (UnsafeRawPointer(frames + (slot &* stride &+ b)), UnsafeRawPointer(kernel.spectra + (k &* stride &+ b)))
         }
-        while b < bins {
-            var r: Float = 0, i: Float = 0
+        /// Adds the products of the `v`th sixteen bins from `x` and `h` into the sums `r`, `i`.
+        @inline(__always) func multiplyAdd(_ r: inout V, _ i: inout V, _ x: UnsafeRawPointer, _ h: UnsafeRawPointer, _ v: Int) {
+            let at = v &* vector
+            let xr = x.loadUnaligned(fromByteOffset: at, as: V.self), xi = x.loadUnaligned(fromByteOffset: imaginary &+ at, as: V.self)
+            let hr = h.loadUnaligned(fromByteOffset: at, as: V.self), hi = h.loadUnaligned(fromByteOffset: imaginary &+ at, as: V.self)
+            r = mulAdd(-xi, hi, mulAdd(xr, hr, r))
+            i = mulAdd(xi, hr, mulAdd(xr, hi, i))
+        }
+        @inline(__always) func store(_ r: V, _ i: V, _ b: Int) {
+            UnsafeMutableRawPointer(ar + b).storeBytes(of: r, as: V.self)
+            UnsafeMutableRawPointer(ai + b).storeBytes(of: i, as: V.self)
+        }
+        var b = 0
+        while b &+ 144 <= lanes {
+            var r0 = V(), r1 = V(), r2 = V(), r3 = V(), r4 = V(), r5 = V(), r6 = V(), r7 = V(), r8 = V()
+            var i0 = V(), i1 = V(), i2 = V(), i3 = V(), i4 = V(), i5 = V(), i6 = V(), i7 = V(), i8 = V()
             for k in partitions {
-                var slot = newest - k + lead
-                if slot < 0 { slot += frameCount }
-                let xr = frames[slot * stride + b], xi = frames[slot * stride + bins + b]
-                let hr = kernel.spectra[k * stride + b], hi = kernel.spectra[k * stride + bins + b]
-                r += xr * hr - xi * hi
-                i += xr * hi + xi * hr
+                let (x, h) = spectra(k, b)
+                multiplyAdd(&r0, &i0, x, h, 0); multiplyAdd(&r1, &i1, x, h, 1); multiplyAdd(&r2, &i2, x, h, 2)
+                multiplyAdd(&r3, &i3, x, h, 3); multiplyAdd(&r4, &i4, x, h, 4); multiplyAdd(&r5, &i5, x, h, 5)
+                multiplyAdd(&r6, &i6, x, h, 6); multiplyAdd(&r7, &i7, x, h, 7); multiplyAdd(&r8, &i8, x, h, 8)
             }
-            ar[b] = r
-            ai[b] = i
-            b += 1
+            store(r0, i0, b); store(r1, i1, b &+ 16); store(r2, i2, b &+ 32)
+            store(r3, i3, b &+ 48); store(r4, i4, b &+ 64); store(r5, i5, b &+ 80)
+            store(r6, i6, b &+ 96); store(r7, i7, b &+ 112); store(r8, i8, b &+ 128)
+            b &+= 144
+        }
+        while b < lanes {
+            var r = V(), i = V()
+            for k in partitions {
+                let (x, h) = spectra(k, b)
+                multiplyAdd(&r, &i, x, h, 0)
+            }
+            store(r, i, b)
+            b &+= 16
         }
         let out = fft.complex
         for b in 0..<bins {

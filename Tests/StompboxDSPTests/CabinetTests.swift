@@ -48,6 +48,19 @@ import StompboxTestSupport
         #expect(worst <= 2e-5 * max(scale, 1), "\(taps) taps: \(worst)")
     }
 
+    /// Other partitions than the default 128 (whose spectrum is one 144-lane run of the sum):
+    /// 16 and 64 run only sixteen lanes at a time, 256 one run of 144 and then sixteen at a time.
+    @Test(arguments: [16, 64, 256])
+    func everyPartitionConvolvesAlike(partition: Int) {
+        let taps = 3_000
+        let h = Signal.noise(length: taps, amplitude: 0.5, seed: 5).enumerated().map { i, v in v * Float(exp(-Double(i) / 800)) }
+        let x = Signal.noise(length: 9_000, amplitude: 0.5, seed: 6)
+        let y = convolve(x, ConvolutionKernel(taps: h, partition: partition), Convolver(partition: partition, longestKernel: taps))
+        let reference = directConvolution(x, h)
+        let worst = zip(y, reference).map { abs($0 - $1) }.max()!
+        #expect(worst <= 2e-5 * max(Measure.peak(reference), 1), "partition \(partition): \(worst)")
+    }
+
     /// The transforms run the plans kept as FFTW wisdom with the convolver (`FFTPair.wisdom`)
     /// wherever they apply: with this FFTW, on a processor with AVX (they name AVX codelets).
     /// (That they convolve correctly is the test above.)
