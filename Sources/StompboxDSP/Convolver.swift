@@ -19,7 +19,6 @@ public final class ConvolutionKernel: @unchecked Sendable {
     let spectra: UnsafeMutablePointer<Float>
     /// How many partitions follow the head's.
     let tailPartitions: Int
-    var bins: Int { partition + 1 }
     /// A stereo impulse response's right side, kept alive with this one (its left side); read on
     /// the audio thread without reference counting.
     public private(set) var right: Unmanaged<ConvolutionKernel>?

@@ -386,7 +386,7 @@ public final class Reverb: StereoEffect {
             // in true silence.
             let whole = count == 16 && p &+ 16 <= lineSize, mirrored = p < Reverb.mirror
             @inline(__always) func write(_ j: Int, _ value: V) {
-                let base = line(j), v = Reverb.flushed(value)
+                let base = line(j), v = flushed(value)
                 if whole {
                     UnsafeMutableRawPointer(base + p).storeBytes(of: v, as: V.self)
                     if mirrored { UnsafeMutableRawPointer(base + (p &+ lineSize)).storeBytes(of: v, as: V.self) }
@@ -460,33 +460,10 @@ public final class Reverb: StereoEffect {
         }
         for i in i..<count {
             let delayed = read[i]
-            let stored = flush(input[i] + k * delayed)
+            let stored = flushed(input[i] + k * delayed)
             write[i] = stored
             output[i] = delayed - k * stored
         }
-    }
-
-    /// Values below 1e-15 (−300 dB) become exactly zero, so the tail ends in true silence.
-    @inline(__always)
-    private static func flush(_ x: Float) -> Float { abs(x) < 1e-15 ? 0 : x }
-
-    /// `flush` on eight values, in integer arithmetic: |v| − 1e-15 (as bit patterns) wraps to a
-    /// set top bit exactly where |v| < 1e-15, and (top bit) − 1 is then 0, else all ones. (A
-    /// mask's `replacing` came out lane by lane in `render`.)
-    @inline(__always)
-    static func flushed(_ v: SIMD8<Float>) -> SIMD8<Float> {
-        let bits = unsafeBitCast(v, to: SIMD8<UInt32>.self)
-        let keep = (((bits & 0x7fff_ffff) &- Float(1e-15).bitPattern) &>> 31) &- 1
-        return unsafeBitCast(bits & keep, to: SIMD8<Float>.self)
-    }
-
-    /// The same on sixteen values. (Built from two eight-lane halves, the network was a third
-    /// slower.)
-    @inline(__always)
-    static func flushed(_ v: SIMD16<Float>) -> SIMD16<Float> {
-        let bits = unsafeBitCast(v, to: SIMD16<UInt32>.self)
-        let keep = (((bits & 0x7fff_ffff) &- Float(1e-15).bitPattern) &>> 31) &- 1
-        return unsafeBitCast(bits & keep, to: SIMD16<Float>.self)
     }
 
     private static func powerOfTwo(above n: Int) -> Int {
