@@ -199,7 +199,7 @@ public struct LatencyControl: Sendable {
         if heldGap {
             highSince = nil
             settledHighSince = nil
-            countUnderrun(at: now)
+            countUnderrun(at: now, unlessJustCounted: true)
             clearHistory(now)
             recoveringSince = now
             spellMinimum = margin
@@ -221,7 +221,7 @@ public struct LatencyControl: Sendable {
             if !starvedCounted && (margin <= 0 || ranDry) {
                 // The queue was empty when this block came: the output played a gap.
                 starvedCounted = true
-                countUnderrun(at: now)
+                countUnderrun(at: now, unlessJustCounted: true)
                 clearHistory(now)
             }
             guard now - starvedSince! >= hold else { return .none }
@@ -382,15 +382,13 @@ public struct LatencyControl: Sendable {
     }
 
     /// The frame counts show a gap the server kept as latency (the end to end grew by it after
-    /// the output ran dry): the gap is taken back, exactly, where the margin's readings only
-    /// tell it to within their jitter (a quantum on PipeWire), or not at all (a few hundred µs
-    /// hide in its band). Counted as an underrun unless the margin already showed it
-    /// (`counted`); a level the margin was about to set from its own readings (after a starved
-    /// spell, or a jump up it would have taken for input piled up) is left to this.
-    public mutating func gapHeld(_ seconds: Double, at now: Double, counted: Bool) -> Action {
-        if !counted {
-            countUnderrun(at: now)
-        }
+    /// the output ran dry, or after a dropout): the gap is taken back, exactly, where the
+    /// margin's readings only tell it to within their jitter (a quantum on PipeWire), or not at
+    /// all (a few hundred µs hide in its band). Not counted again: the server's dry report (or
+    /// the dropout) that started it was. A level the margin was about to set from its own
+    /// readings (after a starved spell, or a jump up it would have taken for input piled up) is
+    /// left to this.
+    public mutating func gapHeld(_ seconds: Double, at now: Double) -> Action {
         let n = frames(seconds)
         settleByCounts(shift: -n, at: now)
         return n > 0 ? .dropInput(n) : .none
@@ -455,10 +453,19 @@ public struct LatencyControl: Sendable {
     /// was (`gapHeld`) before the level is set from the margin's own readings.
     static let heldGapWait = 0.35
 
-    /// The server reported that the output ran dry: if the next observation finds the margin
-    /// collapsed, it is a dropout and the margin is set back to the target in one step.
-    public mutating func outputRanDry() {
+    /// The server reported that the output ran dry: a dropout, counted at once (once per spell:
+    /// not again within `hold` of the last one counted). If the next observation finds the
+    /// margin collapsed, the margin is set back to the target in one step.
+    ///
+    /// Counted even when the margin reads intact. The sink rewinds after the queue refills, but
+    /// not always far enough: on PulseAudio (mostly at 64 frames / 4 ms) 15 of 18 such reports
+    /// were heard on the scope, as 2-36 frames skipped or silent (the margin read 1.5-2.7 ms, the
+    /// frame counts moved by less than their jitter); nothing else in the client tells those
+    /// from the 3 that were not. Automatic latency needs every one; a report nobody heard costs
+    /// at most a step of latency, and only with another within half a minute.
+    public mutating func outputRanDry(at now: Double) {
         correctNext = warmedUp
+        if warmedUp { countUnderrun(at: now, unlessJustCounted: true) }
     }
 
     // MARK: Helpers
@@ -474,11 +481,15 @@ public struct LatencyControl: Sendable {
     private var ki: Double { 1 / (timeConstant * timeConstant) }
 
     /// A gap heard. One soon after a trim says the server needed the queue that was trimmed:
-    /// no more trims this session.
-    private mutating func countUnderrun(at now: Double) {
+    /// no more trims this session. `unlessJustCounted`: the same gap seen a second way (the
+    /// server's report, then the margin) within `hold` of the last count is not counted again.
+    private mutating func countUnderrun(at now: Double, unlessJustCounted: Bool = false) {
+        if unlessJustCounted && now - lastUnderrun < hold { return }
         underruns += 1
+        lastUnderrun = now
         if now - lastTrim < Self.trimProbation { trimsAllowed = false }
     }
+    private var lastUnderrun = -Double.infinity
 
     private func frames(_ seconds: Double) -> Int { Int((seconds * sampleRate).rounded()) }
 

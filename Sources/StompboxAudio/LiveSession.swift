@@ -131,7 +131,6 @@ final class LiveSession {
     private var endToEndSince = 0.0
     private var dryReportedAt: Double?
     private var endToEndBeforeDry = 0.0
-    private var underrunsBeforeDry = 0
     private var targetBeforeDry = 0.0
     /// The smoothed end to end when the level was last at its target (kept while the margin is
     /// low, dropped at a correction), and, while the control waits for the frame counts'
@@ -598,7 +597,7 @@ final class LiveSession {
             dryReportedAt = nil
             let grown = e2e - endToEndBeforeDry - (control.target - targetBeforeDry)
             if grown > LatencyControl.countsJitter {
-                action = control.gapHeld(grown, at: now, counted: control.underruns != underrunsBeforeDry)
+                action = control.gapHeld(grown, at: now)
             }
         }
         if let e2e {
@@ -649,7 +648,7 @@ final class LiveSession {
             restoreSince = nil
             if let before = endToEndBeforeDropout {
                 let above = e - before - (control.target - targetBeforeDropout)
-                if above > LatencyControl.countsJitter { action = control.gapHeld(above, at: now, counted: true) }
+                if above > LatencyControl.countsJitter { action = control.gapHeld(above, at: now) }
             }
         }
         // A figure from before a correction is no yardstick for the next dry report or fall.
@@ -763,14 +762,14 @@ final class LiveSession {
         }
     }
 
-    /// The server says the output ran dry: the next block's margin tells whether it collapsed,
-    /// and the end to end once both servers have timed again whether the gap was kept as latency.
+    /// The server says the output ran dry: a dropout (`LatencyControl.outputRanDry`); the next
+    /// block's margin tells whether it collapsed, and the end to end once both servers have timed
+    /// again whether the gap was kept as latency.
     private func ranDry() {
-        if firstBlockAt != nil { control.outputRanDry() }
+        if firstBlockAt != nil { control.outputRanDry(at: monotonicSeconds()) }
         if dryReportedAt == nil, let before = lastEndToEnd, lastEndToEndAt - endToEndSince >= 0.2 {
             dryReportedAt = Self.wallClockNow()
             endToEndBeforeDry = before
-            underrunsBeforeDry = control.underruns
             targetBeforeDry = control.target
             // The verdict waits for the regular replies (within 0.2 s): an extra timing request
             // resets libpulse's interpolation, and the margin read through it dipped far enough

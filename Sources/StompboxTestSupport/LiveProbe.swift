@@ -27,6 +27,14 @@ public enum LiveProbe {
         public var status: String
         /// The host's stalls during the take (`HostStallMonitor`): when (s) and how long (ms).
         public var hostStalls: [(at: Double, ms: Double)] = []
+        /// When (seconds from the noise's start) each dropout the scope heard began, and when the
+        /// engine's dropout count rose (seconds from the noise being started, read every 0.1 s).
+        public var dropoutTimes: [Double] = []
+        public var countedTimes: [Double] = []
+        /// The scope's dropouts with no count by the engine within `tolerance` seconds of them.
+        public func uncounted(tolerance: Double = 0.6) -> [Double] {
+            dropoutTimes.filter { t in !countedTimes.contains { abs($0 - t) <= tolerance } }
+        }
         /// Whether the host let the machine run steadily through the take (no stall of 2 ms or
         /// more): only such a take says something about the loop.
         public var hostWasQuiet: Bool { hostStalls.isEmpty }
@@ -75,8 +83,10 @@ public enum LiveProbe {
     }
 
     /// Plays `seconds` of noise through one setting and measures it on the scope.
+    /// `serverStalls`: the server process is held still (SIGSTOP) for `ms` every `every` seconds
+    /// from one second in, as a busy host holds a whole machine: its sinks then catch up at once.
     public static func scope(_ server: PrivatePulseServer, block: Int, latencyMs: Double, seconds: Double,
-                             autoLatency: Bool = true) throws -> ScopeRun {
+                             autoLatency: Bool = true, serverStalls: (every: Double, ms: Double)? = nil) throws -> ScopeRun {
         let engine = LiveEngine(chain: Chain(), settings: settings(block: block, latencyMs: latencyMs, autoLatency: autoLatency))
         engine.start()
         defer { engine.stop() }
@@ -90,12 +100,31 @@ public enum LiveProbe {
         let monitor = HostStallMonitor()
         defer { monitor.stop() }
         let player = try server.play(Signal.noise(length: Int(seconds * Double(rate)), amplitude: 0.25, seed: 11))
+        let playedAt = Date()
         var reported: [Double] = []
+        var counted: [Double] = []
+        var dropouts = before.underruns + before.overruns
         var target = before.targetLatencyMs ?? latencyMs
+        var nextStall = 1.0
+        var lastReading = Date()
         while player.isRunning {
-            Thread.sleep(forTimeInterval: 0.5)
+            Thread.sleep(forTimeInterval: 0.1)
+            let now = Date().timeIntervalSince(playedAt)
+            if let stalls = serverStalls, let pid = server.process?.pid, now >= nextStall, now < seconds - 1 {
+                kill(pid, SIGSTOP)
+                usleep(UInt32(stalls.ms * 1000))
+                kill(pid, SIGCONT)
+                nextStall += stalls.every
+            }
             let s = engine.status()
-            if let l = s.latencyMs { reported.append(l) }
+            if s.underruns + s.overruns > dropouts {
+                dropouts = s.underruns + s.overruns
+                counted.append(now)
+            }
+            if Date().timeIntervalSince(lastReading) >= 0.5 {
+                lastReading = Date()
+                if let l = s.latencyMs { reported.append(l) }
+            }
             if let t = s.targetLatencyMs { target = t }
         }
         Thread.sleep(forTimeInterval: 0.3)
@@ -113,7 +142,7 @@ public enum LiveProbe {
                            reportedMs: meanReported, scopeDropouts: Int.max,
                            underruns: after.underruns - before.underruns, overruns: after.overruns - before.overruns,
                            settledTargetMs: target, followedDriftPPM: after.driftPPM, status: after.statusLine,
-                           hostStalls: monitor.stop())
+                           hostStalls: monitor.stop(), countedTimes: counted)
         // From one second into the noise: the player joining the sink makes the server rewind
         // (a guitar is not a new client), which is not the loop's doing.
         // The reference lag comes from the first clean 100 ms window of several.
@@ -129,6 +158,7 @@ public enum LiveProbe {
                                            lag: first.lag, from: 0)
         run.measuredMs = drops.meanLag * 1000 / Double(rate)
         run.scopeDropouts = drops.count
+        run.dropoutTimes = drops.starts.map { Double(onset - noise + $0) / Double(rate) }
         run.seconds = Double(analysed) / Double(rate)
         return run
     }

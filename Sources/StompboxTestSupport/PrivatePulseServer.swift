@@ -592,9 +592,11 @@ public enum ScopeAnalysis {
     /// Dropouts in a pass-through recording of noise: windows (of `window` samples) where right
     /// no longer matches left delayed by the expected lag. Consecutive bad windows count once;
     /// after one, the lag is searched again (a dropout shifts it).
-    /// `lags` lists each delay in turn; `meanLag` is their mean weighted by how long each lasted.
-    public static func dropouts(_ left: [Float], _ right: [Float], lag: Int, from: Int, window: Int = 480) -> (count: Int, lags: [Int], meanLag: Double) {
+    /// `lags` lists each delay in turn; `meanLag` is their mean weighted by how long each lasted;
+    /// `starts`, where each dropout's first bad window begins (samples into `left`).
+    public static func dropouts(_ left: [Float], _ right: [Float], lag: Int, from: Int, window: Int = 480) -> (count: Int, lags: [Int], meanLag: Double, starts: [Int]) {
         var count = 0
+        var starts: [Int] = []
         var lag = lag
         var lags = [lag]
         var weighted = 0.0
@@ -605,7 +607,7 @@ public enum ScopeAnalysis {
             let c = correlation(left, i, right, i + lag, window)
             if c >= 0.99 { weighted += Double(lag); span += 1 }
             if c < 0.99 {
-                if !bad { count += 1; bad = true }
+                if !bad { count += 1; bad = true; starts.append(i) }
                 if let found = delay(left, right, start: i, window: 2400, maxLag: 4800), found.correlation > 0.99 {
                     if found.lag != lag { lag = found.lag; lags.append(lag) }
                     bad = false
@@ -615,6 +617,6 @@ public enum ScopeAnalysis {
             }
             i += window
         }
-        return (count, lags, span > 0 ? weighted / span : Double(lag))
+        return (count, lags, span > 0 ? weighted / span : Double(lag), starts)
     }
 }
