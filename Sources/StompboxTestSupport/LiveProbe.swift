@@ -31,10 +31,6 @@ public enum LiveProbe {
         /// engine's dropout count rose (seconds from the noise being started, read every 0.1 s).
         public var dropoutTimes: [Double] = []
         public var countedTimes: [Double] = []
-        /// The scope's dropouts with no count by the engine within `tolerance` seconds of them.
-        public func uncounted(tolerance: Double = 0.6) -> [Double] {
-            dropoutTimes.filter { t in !countedTimes.contains { abs($0 - t) <= tolerance } }
-        }
         /// Whether the host let the machine run steadily through the take (no stall of 2 ms or
         /// more): only such a take says something about the loop.
         public var hostWasQuiet: Bool { hostStalls.isEmpty }
