@@ -69,6 +69,9 @@ final class LiveSession {
     let generation: Int
     let source: PulseDeviceInfo?
     let sink: PulseDeviceInfo
+    /// In and out run on one clock (see `PulseConnection.clockRoot`): the input is never
+    /// resampled, so the chain's output reaches the output bit for bit.
+    let oneClock: Bool
     let restartTiming: Bool
     let buffers: LiveBuffers
     let chain: Chain
@@ -170,7 +173,7 @@ final class LiveSession {
     static let audibleLevel: Float = 3.2e-4
 
     init(engine: LiveEngine, connection: PulseConnection, settings: LiveSettings, generation: Int,
-         source: PulseDeviceInfo?, sink: PulseDeviceInfo, restartTiming: Bool, buffers: LiveBuffers,
+         source: PulseDeviceInfo?, sink: PulseDeviceInfo, oneClock: Bool, restartTiming: Bool, buffers: LiveBuffers,
          targetMs: Double) {
         self.engine = engine
         self.connection = connection
@@ -178,6 +181,7 @@ final class LiveSession {
         self.generation = generation
         self.source = source
         self.sink = sink
+        self.oneClock = oneClock
         self.restartTiming = restartTiming
         self.buffers = buffers
         chain = engine.chain
@@ -727,8 +731,11 @@ final class LiveSession {
                                    at: Self.wallClock(timing.timestamp))
         heardAt = heard
         // From when the streams have settled: opening them steps the counts by a few ms. Not
-        // on PipeWire: it brings every device to one clock itself.
-        if !connection.isPipeWire, let captured = capturedAt, let first = firstBlockAt,
+        // on one clock: PipeWire brings every device to one itself, and a card's (or a sink's
+        // monitor and filters') in and out share one; a busy host can step the counts so that
+        // they seem to slope (seen once: "-4 ppm" followed at 128/20 with 44 stalls of the host
+        // in 30 s, and that take was no longer bit-exact).
+        if !connection.isPipeWire && !oneClock, let captured = capturedAt, let first = firstBlockAt,
            monotonicSeconds() - first > LiveSession.settleSeconds {
             clockMeter.add(offset: captured.frames + (heard.at - captured.at) * rate - heard.frames, at: heard.at)
             control.clockDrift = clockMeter.drift

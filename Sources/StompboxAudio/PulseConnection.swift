@@ -15,6 +15,9 @@ struct PulseDeviceInfo {
     /// For a filter sink or source (remap, equalizer, …): the device it plays into or records
     /// from (`device.master_device`).
     var master: String? = nil
+    /// The sound card an ALSA device belongs to (`alsa.card`); a card's capture and playback
+    /// run on one crystal.
+    var card: String? = nil
 
     var device: AudioDevice {
         AudioDevice(name: name, description: description, sampleRate: sampleRate, channels: channels, isMonitor: isMonitor)
@@ -198,6 +201,30 @@ final class PulseConnection {
         return answered ? box.results : nil
     }
 
+    // MARK: Clocks
+
+    /// What drives a device's clock: an ALSA card ("card 1"), or the device at the bottom of a
+    /// chain of filters and monitors (a monitor source runs on the sink it monitors; a remap or
+    /// other filter device on its master). Nil when the server did not answer.
+    func clockRoot(source: PulseDeviceInfo) -> String? {
+        var info = source
+        for _ in 0..<8 {
+            if let sink = info.monitorOfSink { return clockRoot(sinkNamed: sink) }
+            guard let master = info.master, master != info.name else { break }
+            guard let next = sourceInfo(master) else { return nil }
+            info = next
+        }
+        return info.card.map { "card \($0)" } ?? "source \(info.name)"
+    }
+
+    func clockRoot(sink: PulseDeviceInfo) -> String? { clockRoot(sinkNamed: sink.name) }
+
+    private func clockRoot(sinkNamed name: String) -> String? {
+        // The bottom of the chain has no master (else a query on the way failed).
+        guard let deepest = sinkChain(name).last, let info = sinkInfo(deepest), info.master == nil || info.master == info.name else { return nil }
+        return info.card.map { "card \($0)" } ?? "sink \(info.name)"
+    }
+
     // MARK: Restarting a device's timing
 
     /// The devices whose clock drives `sink`: the sink itself and, for a filter sink, its
@@ -256,7 +283,8 @@ final class PulseConnection {
             index: i.index, sampleRate: Int(i.sample_spec.rate), channels: Int(i.sample_spec.channels),
             channelMap: i.channel_map, isMonitor: i.monitor_of_sink != invalidPulseIndex,
             monitorOfSink: i.monitor_of_sink != invalidPulseIndex ? i.monitor_of_sink_name.map { String(cString: $0) } : nil,
-            master: PulseConnection.master(i.proplist)))
+            master: PulseConnection.property(i.proplist, PA_PROP_DEVICE_MASTER_DEVICE),
+            card: PulseConnection.property(i.proplist, "alsa.card")))
     }
 
     private static let sinkInfoCallback: @convention(c) (OpaquePointer?, UnsafePointer<pa_sink_info>?, Int32, UnsafeMutableRawPointer?) -> Void = { _, info, eol, userdata in
@@ -264,7 +292,8 @@ final class PulseConnection {
         box.results.append(PulseDeviceInfo(
             name: String(cString: i.name), description: i.description.map { String(cString: $0) } ?? "",
             index: i.index, sampleRate: Int(i.sample_spec.rate), channels: Int(i.sample_spec.channels),
-            channelMap: i.channel_map, isMonitor: false, master: PulseConnection.master(i.proplist)))
+            channelMap: i.channel_map, isMonitor: false, master: PulseConnection.property(i.proplist, PA_PROP_DEVICE_MASTER_DEVICE),
+            card: PulseConnection.property(i.proplist, "alsa.card")))
     }
 
     /// The query a device-list callback belongs to; at the end of the list (or an error: the
@@ -279,8 +308,8 @@ final class PulseConnection {
         return box
     }
 
-    private static func master(_ proplist: OpaquePointer?) -> String? {
-        guard let proplist, let value = pa_proplist_gets(proplist, PA_PROP_DEVICE_MASTER_DEVICE) else { return nil }
+    private static func property(_ proplist: OpaquePointer?, _ key: String) -> String? {
+        guard let proplist, let value = pa_proplist_gets(proplist, key) else { return nil }
         return String(cString: value)
     }
 

@@ -8,6 +8,31 @@ import Testing
 /// Serialized: the server's address is process-wide (`PULSE_SERVER`).
 @Suite(.serialized, .enabled(if: PrivatePulseServer.isAvailable, "pulseaudio/pactl/pacat are not installed; install pulseaudio pulseaudio-utils to run the live tests"))
 struct LiveEngineTests {
+    /// One clock or two, told from the devices: the scope's input (the monitor of one remap of
+    /// the scope sink) and its output (another remap of it) run on the scope's clock, so the loop
+    /// never resamples between them, whatever a busy host does to the frame counts; a pipe
+    /// source (an interface with a crystal of its own) and a null sink of its own do not.
+    @Test func devicesOfOneSinkShareAClockAndAPipeSourceHasItsOwn() throws {
+        let server = try PrivatePulseServer(kind: .pulseaudio)
+        try server.start()
+        defer { server.stop() }
+        let pipe = try server.loadPipeSource(name: "usb_guitar")
+        defer { try? server.unloadPipeSource(pipe) }
+        let sinkModule = try server.loadNullSink(name: "drift_out", rate: 48_000)
+        defer { try? server.unloadModule(sinkModule) }
+        let connection = PulseConnection()
+        #expect(connection.connect(name: "clock test", timeout: 5) { false })
+        let input = try #require(connection.sourceInfo("guitar_in.monitor"))
+        let output = try #require(connection.sinkInfo("amp_out"))
+        #expect(connection.clockRoot(source: input) == "sink scope")
+        #expect(connection.clockRoot(sink: output) == "sink scope")
+        let usb = try #require(connection.sourceInfo(pipe.name))
+        let own = try #require(connection.sinkInfo("drift_out"))
+        #expect(connection.clockRoot(source: usb) == "source \(pipe.name)")
+        #expect(connection.clockRoot(sink: own) == "sink drift_out")
+        #expect(connection.clockRoot(source: try #require(connection.sourceInfo("drift_out.monitor"))) == "sink drift_out")
+    }
+
     static func settings(block: Int = 128, latencyMs: Double = LiveSettings().latencyMs) -> LiveSettings {
         var s = LiveSettings()
         s.input = .source("guitar_in.monitor")
