@@ -127,6 +127,8 @@ public struct LatencyControl: Sendable {
     /// When the last trim was made; an underrun soon after says the server needs that queue,
     /// and the level is left alone from then on.
     private var lastTrim = -Double.infinity
+    /// When the last underrun was counted (`countUnderrun`).
+    private var lastUnderrun = -Double.infinity
     private var trimsAllowed = true
 
     /// Since when the margin has been far below the target (the output starving), if it is.
@@ -489,7 +491,6 @@ public struct LatencyControl: Sendable {
         lastUnderrun = now
         if now - lastTrim < Self.trimProbation { trimsAllowed = false }
     }
-    private var lastUnderrun = -Double.infinity
 
     private func frames(_ seconds: Double) -> Int { Int((seconds * sampleRate).rounded()) }
 

@@ -479,9 +479,10 @@ public final class LiveEngine: @unchecked Sendable {
             }
             connection.watch(source: source?.index, sink: sink.index)
             noteBackend(.pulse)
-            // In and out on one clock (one card, or monitors and filters of one sink): never
-            // resampled, whatever the frame counts seem to say. Unknown: the counts decide.
-            let oneClock = source.map { input in
+            // In and out on one clock (PipeWire runs every device on its graph's; otherwise one
+            // card, or monitors and filters of one sink): never resampled, whatever the frame
+            // counts seem to say. Unknown: the counts decide.
+            let oneClock = connection.isPipeWire || source.map { input in
                 connection.clockRoot(source: input).map { $0 == connection.clockRoot(sink: sink) } ?? false
             } ?? true
             let session = LiveSession(engine: self, connection: connection, settings: settings, generation: generation,

@@ -69,8 +69,8 @@ final class LiveSession {
     let generation: Int
     let source: PulseDeviceInfo?
     let sink: PulseDeviceInfo
-    /// In and out run on one clock (see `PulseConnection.clockRoot`): the input is never
-    /// resampled, so the chain's output reaches the output bit for bit.
+    /// In and out run on one clock (PipeWire's pulse server, or see `PulseConnection.clockRoot`):
+    /// the input is never resampled, so the chain's output reaches the output bit for bit.
     let oneClock: Bool
     let restartTiming: Bool
     let buffers: LiveBuffers
@@ -735,7 +735,7 @@ final class LiveSession {
         // monitor and filters') in and out share one; a busy host can step the counts so that
         // they seem to slope (seen once: "-4 ppm" followed at 128/20 with 44 stalls of the host
         // in 30 s, and that take was no longer bit-exact).
-        if !connection.isPipeWire && !oneClock, let captured = capturedAt, let first = firstBlockAt,
+        if !oneClock, let captured = capturedAt, let first = firstBlockAt,
            monotonicSeconds() - first > LiveSession.settleSeconds {
             clockMeter.add(offset: captured.frames + (heard.at - captured.at) * rate - heard.frames, at: heard.at)
             control.clockDrift = clockMeter.drift
