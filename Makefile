@@ -8,25 +8,31 @@ TEST_DEPS  := $(BUILD_DEPS) jackd2 lv2file x42-plugins guitarix-lv2 calf-plugins
 BENCH_DEPS := $(TEST_DEPS) matchbox-window-manager
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run test bench build deps-run deps-test deps-bench check-swift clean
+.PHONY: run check test bench build deps-run deps-test deps-bench check-swift clean
 
 run: deps-run check-swift
 	$(SWIFT) build -c release --product stompbox-window
 	$(SWIFT) build -c release --product stompbox
 	.build/release/stompbox
 
-# The live-audio tests measure real-time behaviour through private PulseAudio and PipeWire servers, so they
-# run on their own after the rest (run in parallel, they would compete for the 2 cores).
-LIVE_TESTS := LiveEngine|PrivateServerTests
-# The window tests drive a real window with xdotool under Xvfb, one at a time: beside the DSP
-# tests, a drag or a click could land before a starved window had handled the one before.
-UI_TESTS   := StompboxUITests
+# The tiers come from the tests' own tags (scripts/test-tier): suites tagged `.live` play through
+# private PulseAudio, PipeWire and JACK servers and measure real time; suites tagged `.window`
+# drive a real window under Xvfb. Each kind runs on its own, one test at a time, after the rest:
+# beside the DSP tests on 2 cores a take would measure the load, and a click could land before a
+# starved window had handled the one before. In the unit pass a test that starts a server fails
+# (StompboxTestSupport's TestTier), so an untagged real-server suite cannot slip in there.
+LIVE_SUITES   = $$(scripts/test-tier live)
+WINDOW_SUITES = $$(scripts/test-tier window)
 
-test: deps-test check-swift
+# The fast tier, for every commit: every unit, DSP, CLI and core test (no server, no window).
+check: deps-test check-swift
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --skip '$(LIVE_TESTS)|$(UI_TESTS)'
-	$(SWIFT) test --skip-build --no-parallel --filter '$(UI_TESTS)'
-	$(SWIFT) test --skip-build --no-parallel --filter '$(LIVE_TESTS)'
+	STOMPBOX_TEST_TIER=unit $(SWIFT) test --skip-build --skip "$(LIVE_SUITES)|$(WINDOW_SUITES)"
+
+# The whole suite (and CI's command): the fast tier, then the window tests, then the live tests.
+test: check
+	STOMPBOX_TEST_TIER=window $(SWIFT) test --skip-build --no-parallel --filter "$(WINDOW_SUITES)"
+	STOMPBOX_TEST_TIER=live $(SWIFT) test --skip-build --no-parallel --filter "$(LIVE_SUITES)"
 
 bench: deps-bench check-swift
 	$(SWIFT) build -c release --product StompboxBench

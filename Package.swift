@@ -111,11 +111,13 @@ let package = Package(
             .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
         ]),
 
+        // The tags that sort the tests into tiers (`make check`, `make test`); for test targets only.
+        .target(name: "StompboxTestTags", path: "Tests/StompboxTestTags"),
         .testTarget(name: "StompboxDSPTests", dependencies: ["StompboxDSP", "StompboxTestSupport"]),
-        .testTarget(name: "StompboxAudioTests", dependencies: ["StompboxAudio", "StompboxTestSupport"]),
+        .testTarget(name: "StompboxAudioTests", dependencies: ["StompboxTestTags", "StompboxAudio", "StompboxTestSupport"]),
         .testTarget(name: "StompboxCoreTests", dependencies: ["StompboxCore", "StompboxTestSupport"]),
-        .testTarget(name: "StompboxUITests", dependencies: ["StompboxUI", "StompboxTestSupport"]),
-        .testTarget(name: "stompboxTests", dependencies: ["StompboxTestSupport", "StompboxAudio", "StompboxCore"]),
+        .testTarget(name: "StompboxUITests", dependencies: ["StompboxTestTags", "StompboxUI", "StompboxTestSupport"]),
+        .testTarget(name: "stompboxTests", dependencies: ["StompboxTestTags", "StompboxTestSupport", "StompboxAudio", "StompboxCore"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -34,6 +34,7 @@ public final class PrivateJackServer {
     /// (`--no-realtime`), said in the log.
     public func start() throws {
         guard Self.jackd != nil else { throw JackRigError("jackd is not installed") }
+        try TestTier.requireApart("a private JACK server")
         setenv("JACK_DEFAULT_SERVER", name, 1)
         setenv("JACK_NO_AUDIO_RESERVATION", "1", 1)
         if try launch(realtime: true) { return }

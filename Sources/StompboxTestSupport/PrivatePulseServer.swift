@@ -235,6 +235,7 @@ public final class PrivatePulseServer: @unchecked Sendable {
     /// topology is loaded (on PipeWire: and linked).
     public func start() throws {
         guard process == nil else { return }
+        try TestTier.requireApart("a private \(kind) server")
         setenv("PULSE_SERVER", address, 1)
         let began = Date()
         do {

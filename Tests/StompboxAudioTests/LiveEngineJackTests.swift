@@ -1,6 +1,7 @@
 import Foundation
 import StompboxDSP
 import StompboxTestSupport
+import StompboxTestTags
 import Testing
 @testable import StompboxAudio
 
@@ -8,7 +9,7 @@ import Testing
 /// `JACK_DEFAULT_SERVER`): a probe plays into `stompbox:in` and records `stompbox:out_1` in the
 /// same graph, so what comes back is sample-aligned with what went in.
 /// Serialized: the server's name is process-wide.
-@Suite(.serialized, .enabled(if: PrivateJackServer.unavailableReason == nil, Comment(rawValue: PrivateJackServer.unavailableReason ?? "")))
+@Suite(.serialized, .tags(.live), .enabled(if: PrivateJackServer.unavailableReason == nil, Comment(rawValue: PrivateJackServer.unavailableReason ?? "")))
 struct LiveEngineJackTests {
     static func settings(connect: Bool = false) -> LiveSettings {
         var s = LiveSettings()
@@ -292,7 +293,7 @@ struct LiveEngineJackTests {
 }
 
 /// `--backend auto`: JACK when a JACK server answers, PulseAudio otherwise.
-@Suite(.serialized, .enabled(if: PrivateJackServer.unavailableReason == nil && PrivatePulseServer.isAvailable,
+@Suite(.serialized, .tags(.live), .enabled(if: PrivateJackServer.unavailableReason == nil && PrivatePulseServer.isAvailable,
                              Comment(rawValue: PrivateJackServer.unavailableReason ?? "pulseaudio is not installed")))
 struct LiveEngineAutoBackendTests {
     @Test func autoPicksJackWhenAServerAnswersAndPulseAudioOtherwise() throws {

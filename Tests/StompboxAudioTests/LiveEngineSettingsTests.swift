@@ -1,13 +1,14 @@
 import Foundation
 import StompboxDSP
 import StompboxTestSupport
+import StompboxTestTags
 import Testing
 @testable import StompboxAudio
 
 /// The live loop away from its default setting, on both servers, and with an input on its own
 /// clock or stalled. Real private servers; every figure comes from a recording.
 /// Serialized: the server's address is process-wide (`PULSE_SERVER`).
-@Suite(.serialized)
+@Suite(.serialized, .tags(.live))
 struct LiveEngineSettingsTests {
     /// (block, margin ms): the smallest block at the 6 ms, the default, larger blocks,
     /// a large margin, and the largest block with a margin below it.

@@ -1,12 +1,13 @@
 import Foundation
 import StompboxDSP
 import StompboxTestSupport
+import StompboxTestTags
 import Testing
 @testable import StompboxAudio
 
 /// The live loop against a real, private PulseAudio server (see PrivatePulseServer).
 /// Serialized: the server's address is process-wide (`PULSE_SERVER`).
-@Suite(.serialized, .enabled(if: PrivatePulseServer.isAvailable, "pulseaudio/pactl/pacat are not installed; install pulseaudio pulseaudio-utils to run the live tests"))
+@Suite(.serialized, .tags(.live), .enabled(if: PrivatePulseServer.isAvailable, "pulseaudio/pactl/pacat are not installed; install pulseaudio pulseaudio-utils to run the live tests"))
 struct LiveEngineTests {
     /// One clock or two, told from the devices: the scope's input (the monitor of one remap of
     /// the scope sink) and its output (another remap of it) run on the scope's clock, so the loop

@@ -1,11 +1,12 @@
 import Foundation
 import StompboxTestSupport
+import StompboxTestTags
 import Testing
 
 /// The test servers themselves: the scope topology passes audio on PulseAudio and on
 /// PipeWire's pulse server, survives a restart, and the paced FIFO writer keeps its rate.
 /// Serialized: the server's address is process-wide (`PULSE_SERVER`).
-@Suite(.serialized)
+@Suite(.serialized, .tags(.live))
 struct PrivateServerTests {
     static let pulse = AudioServerKind.pulseaudio
     static let pipe = AudioServerKind.pipewire

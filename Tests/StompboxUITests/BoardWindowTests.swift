@@ -1,9 +1,10 @@
 import Foundation
+import StompboxTestTags
 import Testing
 
 /// The board in the window follows the chain: a preset with another board rebuilds the pedals
 /// and the selector strip in its order. Checked through the state file's layout.
-@Suite("The board in the window", .serialized)
+@Suite("The board in the window", .serialized, .tags(.window))
 struct BoardWindowTests {
     @Test("recalling a preset whose board is delay, overdrive, reverb shows those three pedals in that order, and the classic board comes back")
     func aPresetsBoardIsShown() throws {

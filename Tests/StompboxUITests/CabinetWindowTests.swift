@@ -1,11 +1,12 @@
 import Foundation
 import StompboxAudio
 import StompboxTestSupport
+import StompboxTestTags
 import Testing
 
 /// The cabinet in the window: its menu names the bundled cabinets, and "Load impulse response
 /// file…" opens a file chooser, as a player would use it.
-@Suite("The cabinet in the window", .serialized)
+@Suite("The cabinet in the window", .serialized, .tags(.window))
 struct CabinetWindowTests {
     static let presets: String = {
         let slot = { (name: String) in

@@ -1,10 +1,11 @@
 import Foundation
 import StompboxTestSupport
+import StompboxTestTags
 import Testing
 
 /// Keyboard footswitches and the tempo controls in the window, as a player uses them: a USB
 /// pedal that types keys, wherever the focus is but in a text field.
-@Suite("Footswitch keys and tempo in the window", .serialized)
+@Suite("Footswitch keys and tempo in the window", .serialized, .tags(.window))
 struct FootControlWindowTests {
     @Test("Default keys: 1/2/3 and Page Up/Down play presets, B switches the touched pedal, Space taps the Looper, Enter taps the tempo; typing in the tempo field is typing; Learn key… binds another")
     func defaultKeys() throws {
@@ -128,7 +129,7 @@ struct FootControlWindowTests {
 }
 
 /// MIDI in the window, from a test client on a private jackd sending to `stompbox:midi_in`.
-@Suite("MIDI foot control in the window", .serialized, .enabled(if: PrivateJackServer.unavailableReason == nil, Comment(rawValue: PrivateJackServer.unavailableReason ?? "")))
+@Suite("MIDI foot control in the window", .serialized, .tags(.window), .enabled(if: PrivateJackServer.unavailableReason == nil, Comment(rawValue: PrivateJackServer.unavailableReason ?? "")))
 struct MIDIWindowTests {
     @Test("The default MIDI map plays presets and switches pedals; Learn MIDI… binds a controller to a knob and a note to a preset, kept in controls.json")
     func learn() throws {

@@ -1,10 +1,11 @@
 import Foundation
 import StompboxTestSupport
+import StompboxTestTags
 import Testing
 
 /// The window under Xvfb, driven with xdotool, checked through the engine state the window
 /// writes (STOMPBOX_STATE_FILE) and through screen pixels — never by asking the widgets.
-@Suite("Pedalboard window", .serialized)
+@Suite("Pedalboard window", .serialized, .tags(.window))
 struct PedalboardWindowTests {
     init() throws {
         #expect(FileManager.default.isExecutableFile(atPath: Paths.stompbox), "build first: swift build --build-tests")
@@ -244,7 +245,7 @@ struct PedalboardWindowTests {
 
 /// The window against a private `jackd -d dummy`, with the default backend (auto): it finds the
 /// JACK server and plays through it.
-@Suite("The window on JACK", .serialized, .enabled(if: PrivateJackServer.unavailableReason == nil, Comment(rawValue: PrivateJackServer.unavailableReason ?? "")))
+@Suite("The window on JACK", .serialized, .tags(.window), .enabled(if: PrivateJackServer.unavailableReason == nil, Comment(rawValue: PrivateJackServer.unavailableReason ?? "")))
 struct JackWindowTests {
     @Test("plays through JACK, says so in the status bar, and the pedals work as on PulseAudio")
     func playsThroughJack() throws {

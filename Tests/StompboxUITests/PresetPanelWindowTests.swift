@@ -1,10 +1,11 @@
 import Foundation
+import StompboxTestTags
 import Testing
 
 /// The preset column under Xvfb: clicks and keys with xdotool; checked through the engine's
 /// parameters in the state file and through the presets.json the window writes in its
 /// private XDG_CONFIG_HOME — never by asking the widgets.
-@Suite("Preset panel in the window", .serialized)
+@Suite("Preset panel in the window", .serialized, .tags(.window))
 struct PresetPanelWindowTests {
     init() throws {
         #expect(FileManager.default.isExecutableFile(atPath: Paths.stompbox), "build first: swift build --build-tests")

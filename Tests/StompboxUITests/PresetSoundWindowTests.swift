@@ -1,11 +1,12 @@
 import Foundation
+import StompboxTestTags
 import Testing
 import StompboxTestSupport
 
 /// The sound after a recall, heard at the private PulseAudio server's output (`amp_out`):
 /// the demo riff through slot 2, then with the Overdrive Level knob turned to its minimum,
 /// then after recalling slot 2 again.
-@Suite("Preset recall is heard", .serialized)
+@Suite("Preset recall is heard", .serialized, .tags(.window))
 struct PresetSoundWindowTests {
     /// RMS level in dB of `seconds` of the window's output, recorded from the sink's monitor.
     static func outputLevel(_ session: PedalboardSession, seconds: Double) throws -> Double {

@@ -1,9 +1,10 @@
 import Foundation
+import StompboxTestTags
 import Testing
 
 /// The "More…" store under Xvfb: the Looper is locked (padlock, footswitch and strip open the
 /// store dialog) until a key of the test key pair is entered in the dialog.
-@Suite("Store dialog in the window", .serialized)
+@Suite("Store dialog in the window", .serialized, .tags(.window))
 struct StoreDialogWindowTests {
     init() throws {
         #expect(FileManager.default.isExecutableFile(atPath: Paths.stompbox), "build first: swift build --build-tests")

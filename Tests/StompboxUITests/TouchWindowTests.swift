@@ -1,10 +1,11 @@
 import Foundation
+import StompboxTestTags
 import Testing
 
 /// Touch, for real: Xvfb has no touchscreen, so the window is started with a test touchscreen
 /// (`STOMPBOX_TEST_TOUCH`, `TestTouchFeed`) whose events go through GTK's own event handling
 /// to the widgets' gesture objects. Checked through the engine's state and the layout.
-@Suite("Touch in the window", .serialized)
+@Suite("Touch in the window", .serialized, .tags(.window))
 struct TouchWindowTests {
     /// Delay Time's knob travel (0…1) from its value: the knob is logarithmic over 20…2000 ms.
     static func travel(_ ms: Double) -> Double { log(ms / 20) / log(100) }

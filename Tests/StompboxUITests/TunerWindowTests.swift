@@ -1,12 +1,13 @@
 import Foundation
 import StompboxAudio
 import StompboxTestSupport
+import StompboxTestTags
 import Testing
 
 /// The tuner in the window, as a player uses it: T (or the strip's Tuner button) opens it over
 /// the board, it reads the guitar (here a steady tone as the input), mutes the board unless
 /// Play through is on, and closes again.
-@Suite("The tuner in the window", .serialized)
+@Suite("The tuner in the window", .serialized, .tags(.window))
 struct TunerWindowTests {
     @Test("T opens the tuner: it reads a G3 at −12 cents, mutes the board, plays through on request, T closes it",
           .enabled(if: AudioServerKind.pulseaudio.isAvailable, "\(AudioServerKind.pulseaudio.unavailableReason ?? "")"))

@@ -1,12 +1,13 @@
 import Foundation
 import StompboxCore
+import StompboxTestTags
 import Testing
 
 /// The window on common screens, from a 1280×720 laptop to a 4K monitor at 200 %: it fits, the
 /// strip, presets, meters and status bar stay in view, every pedal can be brought into view from
 /// the strip, and the rightmost pedal's knob turns with a drag. Screenshots land in
 /// `.build/ui-tests/fit-<screen>.png`.
-@Suite("The window fits the screen", .serialized)
+@Suite("The window fits the screen", .serialized, .tags(.window))
 struct WindowFitTests {
     /// Every built-in pedal, the Reverb last (the Looper stays locked, so its strip entry would
     /// open the store rather than switch it on).

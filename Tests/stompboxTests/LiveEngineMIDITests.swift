@@ -1,10 +1,11 @@
 import Foundation
 import StompboxTestSupport
+import StompboxTestTags
 import Testing
 
 /// Foot control over MIDI against a real server: `stompbox run` on a private jackd (dummy
 /// driver), a test client sending to `stompbox:midi_in` as a foot controller would.
-@Suite(.serialized, .enabled(if: PrivateJackServer.unavailableReason == nil, Comment(rawValue: PrivateJackServer.unavailableReason ?? "")))
+@Suite(.serialized, .tags(.live), .enabled(if: PrivateJackServer.unavailableReason == nil, Comment(rawValue: PrivateJackServer.unavailableReason ?? "")))
 struct LiveEngineMIDITests {
     /// `run` in the background, its status lines in a file.
     final class Run {

@@ -1,5 +1,6 @@
 import Foundation
 import StompboxTestSupport
+import StompboxTestTags
 import Testing
 
 /// Why PipeWire's JACK cannot be tested here, or nil.
@@ -10,7 +11,7 @@ let pipeWireJackUnavailable: String? = {
 
 /// `stompbox run` (backend auto) on PipeWire's JACK library (`pw-jack`, package pipewire-jack)
 /// against a private PipeWire: the same binary joins PipeWire's graph as a JACK client.
-@Suite(.serialized, .enabled(if: pipeWireJackUnavailable == nil, Comment(rawValue: pipeWireJackUnavailable ?? "")))
+@Suite(.serialized, .tags(.live), .enabled(if: pipeWireJackUnavailable == nil, Comment(rawValue: pipeWireJackUnavailable ?? "")))
 struct LiveEnginePipeWireJackTests {
     static let pwJack = "/usr/bin/pw-jack"
 
@@ -142,7 +143,7 @@ extension LiveEnginePipeWireJackTests {
 }
 
 /// `stompbox run --backend jack` against a private jackd that is killed and started again.
-@Suite(.serialized, .enabled(if: PrivateJackServer.unavailableReason == nil, Comment(rawValue: PrivateJackServer.unavailableReason ?? "")))
+@Suite(.serialized, .tags(.live), .enabled(if: PrivateJackServer.unavailableReason == nil, Comment(rawValue: PrivateJackServer.unavailableReason ?? "")))
 struct LiveEngineJackRunTests {
     @Test func runReportsAServerThatGoesAndPlaysWhenItReturns() throws {
         let server = PrivateJackServer(period: 128)

@@ -1,10 +1,11 @@
 import Foundation
 import StompboxDSP
 import StompboxTestSupport
+import StompboxTestTags
 import Testing
 
 /// `stompbox tune --input`: the tuner listening to a source of a private PulseAudio server.
-@Suite(.serialized) struct LiveEngineTunerTests {
+@Suite(.serialized, .tags(.live)) struct LiveEngineTunerTests {
     /// A take is retaken (up to five) when it misreads: a fresh-clone run once read −13.8 and
     /// −8.1 among 37 readings of −18.0, the marks of a gap in the server's stream on the shared
     /// host (the tuner's window then holds a jump). A tuner that misreads fails every take.
