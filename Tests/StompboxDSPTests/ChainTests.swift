@@ -101,4 +101,31 @@ import StompboxTestSupport
         #expect(finite)
         #expect(Measure.peak(y) <= 1.0)
     }
+
+    /// The control-thread rule: control calls from two threads (the window setting the board
+    /// while a live engine's thread prepares the chain for its server) are serialized by the
+    /// chain's control lock, so neither sees the other half done. Without the lock this races
+    /// on the chain's pedal tables and typically crashes.
+    @Test func controlCallsFromTwoThreadsAreSerialized() {
+        let boards: [[PedalKind]] = [[.overdrive, .delay], [.delay, .reverb, .eq], [.eq]]
+        nonisolated(unsafe) let c = Chain(controls: EngineControls(), board: boards[0])
+        c.prepare(sampleRate: testRate, maximumBlockSize: 256)
+        DispatchQueue.concurrentPerform(iterations: 2) { thread in
+            if thread == 0 {
+                for i in 0..<300 { try? c.setBoard(boards[i % boards.count]) }
+            } else {
+                for i in 0..<20 {
+                    c.prepare(sampleRate: i % 2 == 0 ? 44_100 : testRate, maximumBlockSize: 256)
+                    _ = c.latencySamples
+                    _ = c.effects
+                }
+            }
+        }
+        #expect(c.board == boards[299 % boards.count])
+        c.prepare(sampleRate: testRate, maximumBlockSize: 256)
+        for kind in c.board { c.parameters.set(kind.enabledParameter, 1) }
+        let y = Render.through(c, Signal.sine(frequency: 300, seconds: 0.2, amplitude: 0.3))
+        #expect(Measure.allFinite(y))
+        #expect(c.effects.count == c.board.count)
+    }
 }
