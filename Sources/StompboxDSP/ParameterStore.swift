@@ -59,8 +59,4 @@ public final class ParameterStore: @unchecked Sendable {
         precondition(snapshot.count == count, "snapshot of another table")
         for p in Parameter.allCases { set(p, snapshot[p.rawValue]) }
     }
-
-    public func resetToDefaults() {
-        for p in Parameter.allCases { set(p, p.spec.defaultValue) }
-    }
 }

@@ -82,6 +82,14 @@ public struct PedalKind: Sendable, Hashable, CustomStringConvertible {
     /// The registry: every built-in pedal, in the order of a new board.
     public static let builtIn: [PedalKind] = [.gate, .overdrive, .amp, .cab, .eq, .flanger, .tremolo, .delay, .reverb, .looper]
 
+    /// The ids no plugin pedal may take: every built-in pedal's and every other prefix of the
+    /// parameter table's ids (a plugin pedal's parameters are `<id>.<port>`, so it would shadow
+    /// or be shadowed by those), and the tuner's. The one list the window and `--add` check.
+    public static let reservedIDs: Set<String> = Set(builtIn.map(\.id) + ["master", "tempo", "metronome", "tuner"])
+
+    /// Whether `id` is taken by Stompbox itself (see `reservedIDs`).
+    public static func isReserved(_ id: String) -> Bool { reservedIDs.contains(id) }
+
     /// The first seven, in their order: the board of a version-1 preset, which knew no others.
     public static let classic: [PedalKind] = [.overdrive, .eq, .flanger, .tremolo, .delay, .reverb, .looper]
 

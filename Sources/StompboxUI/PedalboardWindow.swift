@@ -588,7 +588,7 @@ public final class PedalboardWindow {
 
     /// Puts a plugin on the board as a new pedal, switched on; says why if it cannot start.
     private func addPlugin(_ info: LV2PluginInfo) {
-        let taken = Set(engine.chain.board.map(\.id) + PedalKind.builtIn.map(\.id) + ["master"])
+        let taken = PedalKind.reservedIDs.union(engine.chain.board.map(\.id))
         // "x42-dpl - Digital Peak Limiter Mono" → "x42-dpl-digital"
         let words = info.name.lowercased().split { !($0.isLetter || $0.isNumber) }
         var base = ""

@@ -186,8 +186,8 @@ struct RenderCommand: ParsableCommand {
         guard !id.isEmpty, id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" }) else {
             throw CommandLineError("--add '\(text)': the pedal id '\(id)' must be letters, digits, _ or -")
         }
-        guard PedalKind(id: id) == nil, id != "master" else {
-            throw CommandLineError("--add '\(text)': '\(id)' is a built-in pedal's id; choose another")
+        guard !PedalKind.isReserved(id) else {
+            throw CommandLineError("--add '\(text)': '\(id)' is reserved (a built-in pedal's id or a parameter prefix); choose another")
         }
         do { return try PedalKind.lv2(id: id, uri: uri) } catch { throw CommandLineError("--add \(id): \(error.description)") }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import StompboxDSP
 import StompboxTestSupport
@@ -100,5 +101,53 @@ import StompboxTestSupport
         let finite = Measure.allFinite(y)
         #expect(finite)
         #expect(Measure.peak(y) <= 1.0)
+    }
+
+    /// The control-thread rule: control calls from two threads (the window setting the board
+    /// while a live engine's thread prepares the chain for its server) are serialized by the
+    /// chain's control lock. A probe pedal notes whether two threads are ever inside the chain's
+    /// control code at once: while the board is set (the stereo plan asks it `mayWiden`) and
+    /// while the chain is prepared (its `prepare`). Without the lock they overlap within a few
+    /// calls.
+    @Test func controlCallsFromTwoThreadsAreSerialized() {
+        final class Probe: StereoEffect {
+            let inside = Atomic<Int>(0), overlaps = Atomic<Int>(0), calls = Atomic<Int>(0)
+            func visit() {
+                if inside.add(1, ordering: .sequentiallyConsistent).newValue > 1 { overlaps.add(1, ordering: .relaxed) }
+                calls.add(1, ordering: .relaxed)
+                usleep(100)
+                inside.subtract(1, ordering: .sequentiallyConsistent)
+            }
+            func prepare(sampleRate: Double, maximumBlockSize: Int) { visit() }
+            func reset() {}
+            func process(_ block: UnsafeMutableBufferPointer<Float>) {}
+            func process(left: UnsafeMutableBufferPointer<Float>, right: UnsafeMutableBufferPointer<Float>) {}
+            var playsInStereo: Bool { false }
+            var mayWiden: Bool { visit(); return false }
+        }
+        nonisolated(unsafe) let probe = Probe()
+        let probeKind = PedalKind(id: "probe", name: "Probe", controls: [], plugin: PluginSource(uri: "urn:stompbox:test:probe")) { _ in probe }
+        let boards: [[PedalKind]] = [[probeKind, .overdrive, .delay], [.delay, .eq, probeKind], [probeKind, .eq]]
+        nonisolated(unsafe) let c = Chain(controls: EngineControls(), board: boards[0])
+        c.prepare(sampleRate: testRate, maximumBlockSize: 256)
+        DispatchQueue.concurrentPerform(iterations: 2) { thread in
+            if thread == 0 {
+                for i in 0..<300 { try? c.setBoard(boards[i % boards.count]) }
+            } else {
+                for i in 0..<40 {
+                    c.prepare(sampleRate: i % 2 == 0 ? 44_100 : testRate, maximumBlockSize: 256)
+                    _ = c.latencySamples
+                    _ = c.effects
+                }
+            }
+        }
+        #expect(probe.calls.load(ordering: .relaxed) > 300)
+        #expect(probe.overlaps.load(ordering: .relaxed) == 0, "two threads were inside the chain's control calls at once")
+        #expect(c.board == boards[299 % boards.count])
+        c.prepare(sampleRate: testRate, maximumBlockSize: 256)
+        for kind in c.board { c.parameters.set(kind.enabledParameter, 1) }
+        let y = Render.through(c, Signal.sine(frequency: 300, seconds: 0.2, amplitude: 0.3))
+        #expect(Measure.allFinite(y))
+        #expect(c.effects.count == c.board.count)
     }
 }

@@ -126,7 +126,7 @@ import StompboxTestSupport
         #expect(Measure.allFinite(y.left) && Measure.allFinite(y.right), "\(kind)")
         // A mono plugin (no twin: its state is its own) plays the middle of the sides on both;
         // everything else keeps them apart.
-        if kind.values != nil && !Chain.makesStereo(c.effect(kind)) {
+        if kind.values != nil && !StereoPlan.makesStereo(c.effect(kind)) {
             #expect(y.left == y.right, "\(kind)")
         } else {
             #expect(y.left != y.right, "\(kind): the sides are the same")

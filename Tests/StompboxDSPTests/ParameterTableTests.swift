@@ -15,6 +15,17 @@ import Testing
         for id in ids { #expect(id.split(separator: ".").count == 2, "\(id)") }
     }
 
+    @Test("every prefix of the table's ids (master, tempo, metronome, each built-in pedal) is a reserved pedal id, so no plugin pedal's parameters can collide with the table's")
+    func everyTablePrefixIsReserved() {
+        for spec in Parameter.table {
+            let prefix = String(spec.id.prefix { $0 != "." })
+            #expect(PedalKind.isReserved(prefix), "\(spec.id): '\(prefix)' is missing from PedalKind.reservedIDs")
+        }
+        for kind in PedalKind.builtIn { #expect(PedalKind.isReserved(kind.id), "\(kind.id)") }
+        #expect(PedalKind.isReserved("tuner"))
+        #expect(!PedalKind.isReserved("fil"))
+    }
+
     @Test func everyEffectHasAnEnabledSwitchDefaultingOff() {
         for kind in PedalKind.builtIn {
             let s = kind.enabledParameter.spec

@@ -218,7 +218,7 @@ import StompboxTestSupport
         let (inLeft, inRight) = (left, right)
         left.withUnsafeMutableBufferPointer { l in
             right.withUnsafeMutableBufferPointer { r in
-                slot.run(effect, StereoPedal(stereo: effect, twin: nil, makesStereo: true), l, r, dry: dry, dryRight: dryRight, parameters: p)
+                slot.run(effect, StereoPlan(stereo: effect, twin: nil, makesStereo: true), l, r, dry: dry, dryRight: dryRight, parameters: p)
             }
         }
         #expect(left == inLeft && right == inRight)
