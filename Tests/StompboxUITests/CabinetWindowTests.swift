@@ -39,8 +39,7 @@ struct CabinetWindowTests {
         _ = try session.shot("cabinet-file.png")
 
         try session.click("presets", "save")
-        Thread.sleep(forTimeInterval: 0.3)
-        if !session.windows(named: "Save Preset").isEmpty { try session.keys(to: "Save Preset", "Return") }
+        try session.confirmSave()
         #expect(waitUntil(seconds: 5) {
             let first = (session.savedPresets()?["slots"] as? [[String: Any]])?.first
             return ((first?["states"] as? [String: Any])?["cab"] as? [String: Any])?["file"] as? String == ir
