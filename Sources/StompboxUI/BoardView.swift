@@ -88,6 +88,9 @@ final class BoardView {
         }
     }
 
+    /// True from a change of the view's size until its zoom was checked (a new zoom rebuilds the pedals).
+    var isZoomPending: Bool { zoomCheck != 0 }
+
     /// The window is being destroyed.
     func stop() {
         if zoomCheck != 0 { g_source_remove(zoomCheck); zoomCheck = 0 }

@@ -15,6 +15,8 @@ extension PedalboardWindow {
         result["output_meter"] = ["clip": outputMeter.clipped, "limiter_db": outputMeter.reduction] as [String: Any]
         result["board"] = board.shownBoard.map(\.id)
         result["zoom"] = zoom
+        // Until false, the pedals may still be rebuilt at another zoom (and move).
+        result["zoom_pending"] = board.isZoomPending
         result["tuner_button"] = rootCentre(tunerButton)
         result["tuner_play_through"] = rootCentre(tuner.playThrough)
         result["tempo"] = ["bpm": rootCentre(tempo.bpmEntry), "tap": rootCentre(tempo.tapButton),

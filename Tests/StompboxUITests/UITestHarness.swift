@@ -145,15 +145,16 @@ final class PedalboardSession {
             throw HarnessError("the window did not open (no layout in \(stateFile)); the process \(running ? "was still running" : "had ended"); its stderr: \(log.suffix(2000))\(stacks.prefix(6000))")
         }
         // The first layout can still move (the board rebuilt for the preset played at start, a
-        // new zoom): wait until the Looper's footswitch stays put.
+        // new zoom once the window's size settled): wait until no zoom check is pending and the
+        // Looper's footswitch stays put.
         var last: [Int]?
         _ = waitUntil(seconds: 3) {
             Thread.sleep(forTimeInterval: 0.2)
-            let now = ((state()?["layout"] as? [String: Any])?["looper"] as? [String: Any])?["footswitch"] as? [Int]
+            let layout = state()?["layout"] as? [String: Any]
+            let now = (layout?["looper"] as? [String: Any])?["footswitch"] as? [Int]
             defer { last = now }
-            return now != nil && now == last
+            return now != nil && now == last && layout?["zoom_pending"] as? Bool == false
         }
-        Thread.sleep(forTimeInterval: 0.3)
     }
 
     func state() -> [String: Any]? {
