@@ -10,14 +10,14 @@ public final class PedalboardApp {
     public static let applicationID = "io.github.stompbox.Stompbox"
 
     public let engine: LiveEngine
-    /// `STOMPBOX_STATE_FILE`: see `StateReporter`.
+    /// `STOMPBOX_STATE_FILE`: see `StateReporter` and `TestHooks`.
     public let stateFile: String?
     public private(set) var window: PedalboardWindow?
     private var closed = false
-    /// Called once the window exists (the preset column and store hook in here).
-    public var onWindow: ((PedalboardWindow) -> Void)?
     /// `--public-key FILE`: verifies licence keys in place of the shipped key (see `Store.open`).
     public var publicKeyFile: String?
+    /// What the window does for tests and the benchmark (nil unless asked for: see `TestHooks`).
+    private let hooks: TestHooks?
     /// The store and the preset panel (StoreDialog.swift, PresetPanel.swift).
     private var storeFront: StoreFront?
     private var presetPanel: PresetPanel?
@@ -25,6 +25,7 @@ public final class PedalboardApp {
     public init(engine: LiveEngine, stateFile: String?) {
         self.engine = engine
         self.stateFile = stateFile
+        hooks = TestHooks(stateFile: stateFile)
         // The window draws with cairo only. Without this GDK's X11 backend opens GLX to pick a
         // visual, which loads the GL driver (Mesa's llvmpipe here, radeonsi on many desktops:
         // libLLVM, about 50 MB resident) for nothing. A GDK_GL set by the user wins.
@@ -38,23 +39,22 @@ public final class PedalboardApp {
         onSignal(raw(app), "activate") { [unowned self] in
             if let existing = window { if !closed { gtk_window_present(cast(raw(existing.window))) }; return }
             loadTheme()
-            let w = PedalboardWindow(application: app, engine: engine, stateFile: stateFile)
+            let w = PedalboardWindow(application: app, engine: engine, hooks: hooks)
             // The Swift side is dropped after the main loop ends: GTK still destroys the
             // children (and runs their destroy handlers) after the window's own handler.
             w.onClosed = { [unowned self] in closed = true }
             window = w
             let front = StoreFront(window: w, publicKeyFile: publicKeyFile)
             let panel = PresetPanel(window: w, storeFront: front)
-            w.extraState = { [unowned front, unowned panel] in
+            hooks?.extraState = { [unowned front, unowned panel] in
                 ["presets": panel.state, "store": front.state, "dialogs": Dialogs.open, "notice": panel.notice]
             }
-            w.extraLayout = { [unowned panel] in panel.layout }
+            hooks?.extraLayout = { [unowned panel] in panel.layout }
             w.onPresetAction = { [unowned panel] in panel.perform($0) }
             w.onNotice = { [unowned panel] kind, text in panel.showInfo(kind, text) }
             if !w.footControls.notices.isEmpty { panel.showInfo(.warning, w.footControls.notices.joined(separator: "\n")) }
             storeFront = front
             presetPanel = panel
-            onWindow?(w)
         }
         let status = g_application_run(cast(raw(app)), 0, nil)
         window = nil
@@ -62,11 +62,7 @@ public final class PedalboardApp {
         storeFront = nil
         // Dropping the application finalizes it and with it the last signal closures.
         g_object_unref(raw(app))
-        if let stateFile {
-            // Proof for tests that closing released every closure connected by the window.
-            StateReporter(path: stateFile).report(engine: engine, status: engine.status(), uiSeconds: 0, readout: nil,
-                                                  layout: [:], closuresAlive: SignalBoxBase.live)
-        }
+        hooks?.reportClosed(engine: engine)
         return status
     }
 

@@ -14,7 +14,6 @@ import StompboxDSP
 final class StateReporter {
     let path: String
     private var lastWritten = ""
-    private(set) var writes = 0
 
     init(path: String) { self.path = path }
 
@@ -52,7 +51,6 @@ final class StateReporter {
         guard FileManager.default.createFile(atPath: temporary, contents: data),
               rename(temporary, path) == 0 else { return }
         lastWritten = text
-        writes += 1
     }
 }
 

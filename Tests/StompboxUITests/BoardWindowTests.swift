@@ -88,8 +88,7 @@ struct BoardWindowTests {
         // Add pedal… lists what is off the board in the registry's order (the Noise Gate, the Amp
         // and the Cabinet, which the classic factory board leaves off, then the Reverb); it goes on at the end.
         #expect(waitUntil(seconds: 5) { Self.addable(session) == ["gate", "amp", "cab", "reverb"] }, "Add pedal… offers \(Self.addable(session))")
-        try session.click("add_pedal")
-        Thread.sleep(forTimeInterval: 0.6)
+        try session.openingPopup { try session.click("add_pedal") }
         for _ in 0..<4 { try session.xdotool("key", "Down") }
         try session.xdotool("key", "Return")
         #expect(waitUntil(seconds: 5) { Self.shownPedals(session) == without + ["reverb"] }, "shown: \(Self.shownPedals(session))")
@@ -99,8 +98,7 @@ struct BoardWindowTests {
 
         // Saved into the slot, the board is in presets.json.
         try session.click("presets", "save")
-        Thread.sleep(forTimeInterval: 0.3)
-        if !session.windows(named: "Save Preset").isEmpty { try session.keys(to: "Save Preset", "Return") }
+        try session.confirmSave()
         #expect(waitUntil(seconds: 5) {
             ((session.savedPresets()?["slots"] as? [[String: Any]])?.first?["chain"] as? [String]) == without + ["reverb"]
         }, "presets.json: \(String(describing: session.savedPresets()))")

@@ -72,8 +72,7 @@ struct FootControlWindowTests {
         // Any binding can be changed in the window too: right-click the Delay's footswitch,
         // Learn key…, press F7; F7 now switches the Delay, and controls.json keeps it.
         let footswitch = try session.point("delay", "footswitch")
-        try session.xdotool("mousemove", "\(footswitch.x)", "\(footswitch.y)", "click", "3")
-        Thread.sleep(forTimeInterval: 0.5)
+        try session.openingPopup { try session.xdotool("mousemove", "\(footswitch.x)", "\(footswitch.y)", "click", "3") }
         try session.xdotool("key", "--delay", "100", "Home", "Down", "Return")
         #expect(waitUntil(seconds: 3) { foot()["learningKey"] as? String == "pedal:delay" }, "\(foot())")
         try session.xdotool("key", "F7")
@@ -151,7 +150,8 @@ struct MIDIWindowTests {
         try sender.send([0xB0, 80, 127])
         try sender.send([0xB0, 80, 0])
         #expect(waitUntil(seconds: 3) { session.parameter("overdrive.enabled") == 1 })
-        Thread.sleep(forTimeInterval: 0.3)
+        // The release has been read (the window names the last message it read).
+        _ = waitUntil(seconds: 3) { foot()["lastMIDI"] as? String == "cc 80 ch 1 = 0" }
         #expect(session.parameter("overdrive.enabled") == 1, "the release left it on")
         try sender.send([0xB0, 80, 127])
         try sender.send([0xB0, 80, 0])
@@ -159,8 +159,7 @@ struct MIDIWindowTests {
 
         // Right-click the Delay's Time knob, Learn MIDI…, turn a controller: it is bound.
         let time = try session.point("delay", "controls", "delay.time_ms")
-        try session.xdotool("mousemove", "\(time.x)", "\(time.y)", "click", "3")
-        Thread.sleep(forTimeInterval: 0.5)
+        try session.openingPopup { try session.xdotool("mousemove", "\(time.x)", "\(time.y)", "click", "3") }
         try session.xdotool("key", "--delay", "100", "Home", "Return")
         #expect(waitUntil(seconds: 3) { foot()["learning"] as? String == "param:delay.time_ms" }, "\(foot())")
         #expect(session.notice.contains("Learn MIDI for Delay Time"), "\(session.notice)")
@@ -175,13 +174,12 @@ struct MIDIWindowTests {
         // The same controller on another channel is not the learned one.
         let now = session.parameter("delay.time_ms")
         try sender.send([0xB0, 21, 0])
-        Thread.sleep(forTimeInterval: 0.5)
+        _ = waitUntil(seconds: 3) { foot()["lastMIDI"] as? String == "cc 21 ch 1 = 0" }
         #expect(session.parameter("delay.time_ms") == now)
 
         // Right-click preset 1, Learn MIDI…, a pad's note: that note now plays preset 1.
         let slot1 = try session.point("presets", "slot1")
-        try session.xdotool("mousemove", "\(slot1.x)", "\(slot1.y)", "click", "3")
-        Thread.sleep(forTimeInterval: 0.5)
+        try session.openingPopup { try session.xdotool("mousemove", "\(slot1.x)", "\(slot1.y)", "click", "3") }
         try session.xdotool("key", "--delay", "100", "Home", "Return")
         #expect(waitUntil(seconds: 3) { foot()["learning"] as? String == "preset:1" }, "\(foot())")
         try sender.send([0x99, 36, 100])

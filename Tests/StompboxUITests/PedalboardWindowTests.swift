@@ -107,13 +107,14 @@ struct PedalboardWindowTests {
 
         try session.xdotool("mousemove", "\(footswitch.x)", "\(footswitch.y)", "click", "1")
         #expect(waitUntil(seconds: 3) { session.parameter("overdrive.enabled") == 1 })
-        Thread.sleep(forTimeInterval: 0.2)
+        // The engine has it; the LED is drawn at the window's next frame.
+        _ = waitUntil(seconds: 2) { (try? session.pixel(led.x, led.y)).map { $0.r > 220 } == true }
         let lit = try session.pixel(led.x, led.y)
         #expect(lit.r > 220 && lit.g < 120 && lit.b < 120, "LED red while on: \(lit)")
 
         try session.xdotool("click", "1")
         #expect(waitUntil(seconds: 3) { session.parameter("overdrive.enabled") == 0 })
-        Thread.sleep(forTimeInterval: 0.2)
+        _ = waitUntil(seconds: 2) { (try? session.pixel(led.x, led.y)).map { $0.r < 150 } == true }
         let off = try session.pixel(led.x, led.y)
         #expect(off.r < 150, "LED dark again: \(off)")
 
@@ -122,7 +123,7 @@ struct PedalboardWindowTests {
         try session.xdotool("mousemove", "\(strip.x)", "\(strip.y)", "click", "1")
         #expect(waitUntil(seconds: 3) { session.parameter("delay.enabled") == 1 })
         let delayLED = try session.point("delay", "led")
-        Thread.sleep(forTimeInterval: 0.2)
+        _ = waitUntil(seconds: 2) { (try? session.pixel(delayLED.x, delayLED.y)).map { $0.r > 220 } == true }
         let delayLit = try session.pixel(delayLED.x, delayLED.y)
         #expect(delayLit.r > 220 && delayLit.g < 120, "delay LED red after the strip toggle: \(delayLit)")
     }
@@ -212,8 +213,9 @@ struct PedalboardWindowTests {
 
     @Test("without a PulseAudio server (and no JACK) the window opens, says so, and recovers when the server appears")
     func noServerThenRecovery() throws {
-        let directory = PrivatePulse.newDirectory()
-        let session = try PedalboardSession(startFromDefaults: true, environment: ["PULSE_SERVER": PrivatePulse.serverAddress(in: directory)], startPulse: false)
+        // The server's folder and address now; the server itself later.
+        let pulse = try PrivatePulseServer()
+        let session = try PedalboardSession(startFromDefaults: true, environment: ["PULSE_SERVER": pulse.address], startPulse: false)
         defer { session.stop() }
         // The window is up and usable.
         let strip = try session.point("strip", "tremolo")
@@ -221,7 +223,7 @@ struct PedalboardWindowTests {
         #expect(waitUntil(seconds: 3) { session.parameter("tremolo.enabled") == 1 })
         #expect(waitUntil(seconds: 5) { session.engineState == "no-server" }, "engine: \(String(describing: session.engineState))")
         #expect(session.statusText?.contains("No JACK or PulseAudio server") == true, "status bar: \(String(describing: session.statusText))")
-        guard let pulse = PrivatePulse(directory: directory) else { Issue.record("cannot start PulseAudio"); return }
+        do { try pulse.start() } catch { Issue.record("cannot start PulseAudio: \(error)"); return }
         defer { pulse.stop() }
         #expect(waitUntil(seconds: 15) { session.engineState == "running" }, "engine after the server appeared: \(String(describing: session.engineState))")
         #expect(waitUntil(seconds: 3) { session.statusText?.hasPrefix("Running") == true }, "status bar: \(String(describing: session.statusText))")
@@ -281,8 +283,7 @@ struct JackWindowTests {
         #expect(audio()["lists_jack"] as? Bool == true && sensitive["latency"] == false && sensitive["block"] == true, "\(audio())")
         let from = inputs.firstIndex(of: audio()["input"] as? String ?? "") ?? 0
         let to = try #require(inputs.firstIndex(of: "source:system:capture_2"))
-        try session.click("audio", "input_combo")
-        Thread.sleep(forTimeInterval: 0.5)
+        try session.openingPopup { try session.click("audio", "input_combo") }
         try session.xdotool("key", "--delay", "80", (to > from ? "Down" : "Up"))
         for _ in 1..<max(1, abs(to - from)) { try session.xdotool("key", "--delay", "80", to > from ? "Down" : "Up") }
         try session.xdotool("key", "Return")

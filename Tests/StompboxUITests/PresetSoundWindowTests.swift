@@ -11,15 +11,12 @@ struct PresetSoundWindowTests {
     /// RMS level in dB of `seconds` of the window's output, recorded from the sink's monitor.
     static func outputLevel(_ session: PedalboardSession, seconds: Double) throws -> Double {
         guard let pulse = session.pulse else { throw HarnessError("no private PulseAudio") }
-        let file = session.home.appendingPathComponent("rec-\(UUID().uuidString).raw").path
-        let recorder = try Child(["parec", "--device=amp_out.monitor", "--format=float32le", "--channels=1",
-                                  "--rate=48000", "--raw", "--latency-msec=20"],
-                                 environment: ["PULSE_SERVER": pulse.server], stdout: file)
+        let recorder = try pulse.startRecording(source: "amp_out.monitor")
+        // A recording of a given length, not a wait for something: the tuner test's tone
+        // loops every 4 s and its readings come at a fixed time after this.
         Thread.sleep(forTimeInterval: seconds + 0.3)
-        recorder.terminate()
-        let data = FileManager.default.contents(atPath: file) ?? Data()
         // Leave out the first 0.3 s (the stream starting up).
-        let samples = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }.dropFirst(14_400)
+        let samples = recorder.finishMono().dropFirst(14_400)
         guard samples.count > 24_000 else { throw HarnessError("recorded only \(samples.count) samples") }
         let power = samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(samples.count)
         return 10 * log10(max(power, 1e-20))

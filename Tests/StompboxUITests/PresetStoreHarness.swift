@@ -162,6 +162,13 @@ extension PedalboardSession {
         return last
     }
 
+    /// After Save: answers the overwrite question with Return when it is asked; returns once
+    /// it was answered or the slot was saved without one.
+    func confirmSave() throws {
+        _ = waitUntil(seconds: 3) { openDialogs == ["Save Preset"] || presetModified == false }
+        if openDialogs == ["Save Preset"] { try keys(to: "Save Preset", "Return") }
+    }
+
     func shot(_ name: String) throws -> String {
         let path = Paths.artifacts.appendingPathComponent(name).path
         try screenshot(to: path)

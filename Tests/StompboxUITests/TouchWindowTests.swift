@@ -94,8 +94,8 @@ struct TouchWindowTests {
         let before = session.parameter("delay.time_ms")
         try session.touch("down 1 \(k.x) \(k.y)")
         Thread.sleep(forTimeInterval: 1.6)
-        try session.touch("up 1 \(k.x) \(k.y)")
-        Thread.sleep(forTimeInterval: 0.4)
+        // The menu opens when the finger lifts.
+        try session.openingPopup { try session.touch("up 1 \(k.x) \(k.y)") }
         try session.xdotool("key", "--delay", "100", "Home", "Return")
         #expect(waitUntil(seconds: 3) { foot()["learning"] as? String == "param:delay.time_ms" }, "\(foot())")
         #expect(session.parameter("delay.time_ms") == before)
@@ -108,8 +108,8 @@ struct TouchWindowTests {
         let selected = session.selectedSlot
         try session.touch("down 1 \(slot.x) \(slot.y)")
         Thread.sleep(forTimeInterval: 1.6)
-        try session.touch("up 1 \(slot.x) \(slot.y)")
-        Thread.sleep(forTimeInterval: 0.4)
+        // The menu opens when the finger lifts.
+        try session.openingPopup { try session.touch("up 1 \(slot.x) \(slot.y)") }
         try session.xdotool("key", "--delay", "100", "Home", "Return")
         #expect(waitUntil(seconds: 3) { foot()["learning"] as? String == "preset:2" }, "\(foot())")
         #expect(session.selectedSlot == selected)
@@ -149,7 +149,8 @@ struct TouchWindowTests {
 
         // Back to the right, starting on a pedal's body (under its name): the board scrolls, and
         // the pedal stays where it is in the chain (moving a pedal is the mouse's drag).
-        Thread.sleep(forTimeInterval: 1.5)
+        // Once the kinetic scrolling has stopped.
+        _ = try session.settledPoint(["overdrive", "origin"])
         let board = BoardWindowTests.shownPedals(session)
         let tremolo = try session.settledPoint(["tremolo", "origin"])
         let from = (x: max(tremolo[0] + 92, view[0] + 20), y: tremolo[1] + 222)

@@ -1,77 +1,15 @@
 import Foundation
 import StompboxAudio
 import StompboxDSP
-
-/// A child process started with posix_spawn and reaped with waitpid by its PID.
-/// (Foundation's `Process` on Linux can stall `waitUntilExit` of one child while another,
-/// long-running one — Xvfb, pulseaudio — is alive, so the harness does not use it.)
-final class Child {
-    let pid: pid_t
-    private var exitStatus: Int32?
-
-    init(_ arguments: [String], environment: [String: String] = [:], stdout: String = "/dev/null", stderr: String = "/dev/null") throws {
-        var env = ProcessInfo.processInfo.environment
-        env.merge(environment) { $1 }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, stderr, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
-        // Test threads run with signals blocked; the child must get a clean mask so SIGTERM works.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var pid: pid_t = 0
-        let result = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, envp)
-        guard result == 0 else { throw HarnessError("cannot start \(arguments[0]): error \(result)") }
-        self.pid = pid
-    }
-
-    var isRunning: Bool {
-        if exitStatus != nil { return false }
-        var status: Int32 = 0
-        if waitpid(pid, &status, WNOHANG) == pid { exitStatus = status; return false }
-        return true
-    }
-
-    /// The exit code (or 128 + signal).
-    @discardableResult
-    func wait() -> Int32 {
-        if exitStatus == nil {
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-            exitStatus = status
-        }
-        let s = exitStatus!
-        return (s & 0x7f) == 0 ? (s >> 8) & 0xff : 128 + (s & 0x7f)
-    }
-
-    func terminate() {
-        if isRunning { kill(pid, SIGTERM); wait() }
-    }
-}
+import StompboxTestSupport
 
 /// Runs a command to completion; returns stdout and the exit status.
 @discardableResult
 func shell(_ arguments: [String], environment: [String: String] = [:]) throws -> (output: String, status: Int32) {
-    let out = FileManager.default.temporaryDirectory.appendingPathComponent("stompbox-ui-\(UUID().uuidString).out").path
-    defer { try? FileManager.default.removeItem(atPath: out) }
-    let child = try Child(arguments, environment: environment, stdout: out)
-    let status = child.wait()
-    let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
-    return (text, status)
+    try Subprocess.run(arguments, environment: environment)
 }
 
+/// Polls `condition` until it holds or `seconds` have passed; true when it held.
 func waitUntil(seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
@@ -92,19 +30,20 @@ enum Paths {
 /// A private X server on a free display number, killed by its PID.
 final class VirtualDisplay {
     let number: Int
-    private let process: Child
+    private let process: Subprocess
 
     let width: Int, height: Int
 
     init(width: Int = 1920, height: Int = 1080) throws {
         self.width = width
         self.height = height
+        try TestTier.requireApart("a window under Xvfb")
         var n = 70 + Int.random(in: 0..<400)
         while FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(n)") || FileManager.default.fileExists(atPath: "/tmp/.X\(n)-lock") {
             n += 1
         }
         number = n
-        process = try Child(["/usr/bin/Xvfb", ":\(n)", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp"])
+        process = try Subprocess(command: ["/usr/bin/Xvfb", ":\(n)", "-screen", "0", "\(width)x\(height)x24", "-nolisten", "tcp"])
         guard waitUntil(seconds: 10, { FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(n)") }) else {
             stop()
             throw HarnessError("Xvfb :\(n) did not start")
@@ -113,48 +52,7 @@ final class VirtualDisplay {
 
     var name: String { ":\(number)" }
 
-    func stop() { process.terminate() }
-}
-
-/// A private PulseAudio server (see /work/shared/pulse-test.md): `guitar_in` and `amp_out` null sinks.
-final class PrivatePulse {
-    let directory: URL
-    private var process: Child?
-    var server: String { "unix:\(directory.path)/xdg/pulse/native" }
-
-    static func newDirectory() -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("stompbox-ui-pulse-\(UUID().uuidString)")
-    }
-
-    static func serverAddress(in directory: URL) -> String { "unix:\(directory.path)/xdg/pulse/native" }
-
-    init?(directory: URL = PrivatePulse.newDirectory()) {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/pulseaudio") else { return nil }
-        self.directory = directory
-        let xdg = directory.appendingPathComponent("xdg")
-        try? FileManager.default.createDirectory(at: xdg, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let script = """
-        load-module module-native-protocol-unix auth-anonymous=1 socket=\(xdg.path)/pulse/native
-        load-module module-null-sink sink_name=guitar_in rate=48000 channels=1 format=float32le
-        load-module module-null-sink sink_name=amp_out rate=48000 channels=1 format=float32le
-        """
-        let pa = directory.appendingPathComponent("test.pa")
-        try? script.write(to: pa, atomically: true, encoding: .utf8)
-        process = try? Child(["/usr/bin/pulseaudio", "-n", "-F", pa.path, "--daemonize=no", "--exit-idle-time=-1",
-                              "--disallow-exit", "--log-target=file:\(directory.path)/pa.log", "--log-level=3"],
-                             environment: ["HOME": directory.path, "XDG_RUNTIME_DIR": xdg.path])
-        guard process != nil else { return nil }
-        let server = "unix:\(xdg.path)/pulse/native"
-        guard waitUntil(seconds: 10, { (try? shell(["pactl", "info"], environment: ["PULSE_SERVER": server]).status) == 0 }) else {
-            stop()
-            return nil
-        }
-    }
-
-    func stop() {
-        process?.terminate()
-        try? FileManager.default.removeItem(at: directory)
-    }
+    func stop() { process.stop() }
 }
 
 struct HarnessError: Error, CustomStringConvertible {
@@ -166,8 +64,9 @@ struct HarnessError: Error, CustomStringConvertible {
 /// JSON state file it writes (STOMPBOX_STATE_FILE) — the engine's parameters and looper state.
 final class PedalboardSession {
     let display: VirtualDisplay
-    let pulse: PrivatePulse?
-    let process: Child
+    /// The shared test server (`PrivatePulseServer`): `amp_out` is where the window plays.
+    let pulse: PrivatePulseServer?
+    let process: Subprocess
     let stateFile: String
     let home: URL
     private var touchWriter: FileHandle?
@@ -184,7 +83,11 @@ final class PedalboardSession {
          presets: String? = nil, geometry: Data? = nil, touch: Bool = false) throws {
         self.accessibility = accessibility
         display = try VirtualDisplay(width: screen.width, height: screen.height)
-        pulse = startPulse ? PrivatePulse() : nil
+        if startPulse, let server = try? PrivatePulseServer(), (try? server.start()) != nil {
+            pulse = server
+        } else {
+            pulse = nil
+        }
         home = FileManager.default.temporaryDirectory.appendingPathComponent("stompbox-ui-home-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         stateFile = home.appendingPathComponent("state.json").path
@@ -203,7 +106,7 @@ final class PedalboardSession {
         }
         env["STOMPBOX_INPUT"] = "demo"
         env["STOMPBOX_OUTPUT"] = "amp_out"
-        env["PULSE_SERVER"] = pulse?.server ?? "unix:/nonexistent"
+        env["PULSE_SERVER"] = pulse?.address ?? "unix:/nonexistent"
         env.merge(extra) { $1 }
         if startFromDefaults {
             // Slot 1 holds the defaults (ids left out of a preset take their defaults).
@@ -226,9 +129,9 @@ final class PedalboardSession {
         let stderr = home.appendingPathComponent("stderr.log").path
         if accessibility {
             let script = "echo \"$DBUS_SESSION_BUS_ADDRESS\" > '\(home.path)/bus'; exec '\(Paths.stompbox)' \(arguments.map { "'\($0)'" }.joined(separator: " "))"
-            process = try Child(["dbus-run-session", "--", "sh", "-c", script], environment: env, stderr: stderr)
+            process = try Subprocess(command: ["dbus-run-session", "--", "sh", "-c", script], environment: env, stderr: stderr)
         } else {
-            process = try Child([Paths.stompbox] + arguments, environment: env, stderr: stderr)
+            process = try Subprocess(command: [Paths.stompbox] + arguments, environment: env, stderr: stderr)
         }
         guard waitUntil(seconds: 30, { (state()?["layout"] as? [String: Any])?["looper"] != nil }) else {
             let log = (try? String(contentsOfFile: stderr, encoding: .utf8)) ?? ""
@@ -243,15 +146,16 @@ final class PedalboardSession {
             throw HarnessError("the window did not open (no layout in \(stateFile)); the process \(running ? "was still running" : "had ended"); its stderr: \(log.suffix(2000))\(stacks.prefix(6000))")
         }
         // The first layout can still move (the board rebuilt for the preset played at start, a
-        // new zoom): wait until the Looper's footswitch stays put.
+        // new zoom once the window's size settled): wait until no zoom check is pending and the
+        // Looper's footswitch stays put.
         var last: [Int]?
         _ = waitUntil(seconds: 3) {
             Thread.sleep(forTimeInterval: 0.2)
-            let now = ((state()?["layout"] as? [String: Any])?["looper"] as? [String: Any])?["footswitch"] as? [Int]
+            let layout = state()?["layout"] as? [String: Any]
+            let now = (layout?["looper"] as? [String: Any])?["footswitch"] as? [Int]
             defer { last = now }
-            return now != nil && now == last
+            return now != nil && now == last && layout?["zoom_pending"] as? Bool == false
         }
-        Thread.sleep(forTimeInterval: 0.3)
     }
 
     func state() -> [String: Any]? {
@@ -300,6 +204,20 @@ final class PedalboardSession {
         try shell(["xdotool"] + arguments, environment: ["DISPLAY": display.name])
     }
 
+    /// The window's X windows on screen: its main window, and a menu or popup while one is open.
+    func visibleWindows() -> Set<String> {
+        let found = (try? shell(["xdotool", "search", "--onlyvisible", "--pid", "\(process.pid)"], environment: ["DISPLAY": display.name]))?.output ?? ""
+        return Set(found.split(separator: "\n").map(String.init))
+    }
+
+    /// Does `action` (a right-click, a click on a menu's button, a long press) and waits until
+    /// a new window of the window's (the menu) is on screen, so keys sent next reach it.
+    func openingPopup(_ action: () throws -> Void) throws {
+        let before = visibleWindows()
+        try action()
+        _ = waitUntil(seconds: 3) { !visibleWindows().subtracting(before).isEmpty }
+    }
+
     func screenshot(to path: String) throws {
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try shell(["import", "-window", "root", path], environment: ["DISPLAY": display.name])
@@ -345,7 +263,7 @@ final class PedalboardSession {
             try? xdotool("key", "ctrl+q")
             _ = waitUntil(seconds: 5) { !process.isRunning }
         }
-        process.terminate()
+        process.stop()
         display.stop()
         pulse?.stop()
         try? FileManager.default.removeItem(at: home)
