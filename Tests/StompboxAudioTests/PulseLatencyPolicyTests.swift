@@ -314,6 +314,53 @@ struct PulseLatencyPolicyTests {
         #expect(t.policy.takeLatencyMs().map { abs($0 - 15) < 1e-9 } == true)
     }
 
+    @Test func aSteadyLevelWithJitteryRepliesIsLeftAlone() {
+        // What the settings sweep hears as a clean take: a minute at the target, the replies
+        // 0.2 ms apart from one another, nothing put in or dropped, nothing counted.
+        var t = Timeline()
+        var phase = 0.0
+        let end = 60.0
+        while t.now < end {
+            phase += 0.37
+            t.endToEnd = 0.020 + 0.0002 * (phase.truncatingRemainder(dividingBy: 1) - 0.5)
+            t.block()
+        }
+        #expect(t.actions.isEmpty, "\(t.actions)")
+        #expect(t.policy.control.dropouts == 0)
+        #expect(t.verdicts.isEmpty)
+    }
+
+    @Test func dryReportWhileSettlingIsNotCounted() {
+        // A dry report in the first 2.5 s is the server settling: mended, not counted for the
+        // user nor for automatic latency.
+        var t = Timeline()
+        t.run(1)
+        t.ranDry()
+        t.run(1)
+        #expect(t.policy.control.underruns == 1)
+        #expect(t.underrunsCounted == 0)
+        #expect(t.autoLatency.totalDropouts == 0)
+    }
+
+    @Test func dryReportBeforeTheFirstBlockIsNotADropout() {
+        // The output runs dry before anything was written: nothing is playing yet.
+        var t = Timeline()
+        t.ranDry()
+        t.run(4)
+        #expect(t.policy.control.dropouts == 0)
+        #expect(t.actions.isEmpty)
+    }
+
+    @Test func aDriftingInputIsFollowedFromTheFrameCounts() {
+        // Two clocks, 300 ppm apart in the frame counts: once settled and measured, the control
+        // follows (the resampler goes in), the drift near the counted one.
+        var t = Timeline(oneClock: false)
+        t.drift = 300e-6
+        t.run(12)
+        #expect(t.policy.control.following)
+        #expect(t.policy.control.ratio != 1)
+    }
+
     @Test func combineNetsFrames() {
         #expect(PulseLatencyPolicy.combine(.insertSilence(96), .dropInput(40)) == .insertSilence(56))
         #expect(PulseLatencyPolicy.combine(.dropInput(96), .insertSilence(40)) == .dropInput(56))
