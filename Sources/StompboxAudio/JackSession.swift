@@ -9,16 +9,15 @@ import Synchronization
 /// callback, so a signal that enters `in` in one cycle leaves the outputs in the same cycle,
 /// delayed only by the pedals' own latency (the overdrive's oversampling filters).
 ///
-/// Threads: `open`, `activate`, `run`, `deactivate` and `close` (`AudioBackend`) run on the
-/// engine's thread, which opens the client, prepares the chain for
-/// the server's rate before the client is active (never on the audio thread), connects the
-/// ports and then watches: stop, new settings, the server going away, xruns and latency. JACK's
+/// Threads: the `AudioBackend` steps run on the engine's thread, which opens the client,
+/// prepares the chain for the server's rate before the client is active (never on the audio
+/// thread), activates it, connects the ports and then watches: stop, new settings, the server going away, xruns and latency. JACK's
 /// process thread runs `process` only: no allocation, no lock, no logging; a period longer than
 /// the chain's largest block is processed in blocks. A new buffer size needs nothing (the chain
 /// is prepared for 1024 frames and splits longer periods), so the Looper and every pedal keep
-/// their state; a new sample rate silences the outputs until `play` has deactivated the client
-/// and prepared the chain for it.
-/// The block path is the host's (`LiveHost.process`), fed from `in`.
+/// their state; a new sample rate silences the outputs until the session has ended (the client
+/// deactivated) and the next one has prepared the chain for it. The block path is the host's
+/// (`LiveHost.process`), fed from `in`.
 final class JackSession: AudioBackend {
     /// The client's name as asked (JACK appends a number when it is taken).
     static let clientName = "stompbox"
