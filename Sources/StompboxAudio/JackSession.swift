@@ -9,27 +9,22 @@ import Synchronization
 /// callback, so a signal that enters `in` in one cycle leaves the outputs in the same cycle,
 /// delayed only by the pedals' own latency (the overdrive's oversampling filters).
 ///
-/// Threads: `play` runs on the engine's thread, which opens the client, prepares the chain for
-/// the server's rate before the client is active (never on the audio thread), connects the
-/// ports and then watches: stop, new settings, the server going away, xruns and latency. JACK's
+/// Threads: the `AudioBackend` steps run on the engine's thread, which opens the client,
+/// prepares the chain for the server's rate before the client is active (never on the audio
+/// thread), activates it, connects the ports and then watches: stop, new settings, the server going away, xruns and latency. JACK's
 /// process thread runs `process` only: no allocation, no lock, no logging; a period longer than
 /// the chain's largest block is processed in blocks. A new buffer size needs nothing (the chain
 /// is prepared for 1024 frames and splits longer periods), so the Looper and every pedal keep
-/// their state; a new sample rate silences the outputs until `play` has deactivated the client
-/// and prepared the chain for it.
-final class JackSession {
-    enum Outcome {
-        case stopped, settingsChanged
-        case failed(LiveState, String)
-    }
-
+/// their state; a new sample rate silences the outputs until the session has ended (the client
+/// deactivated) and the next one has prepared the chain for it. The block path is the host's
+/// (`LiveHost.process`), fed from `in`.
+final class JackSession: AudioBackend {
     /// The client's name as asked (JACK appends a number when it is taken).
     static let clientName = "stompbox"
 
-    private let engine: LiveEngine
+    private let host: LiveHost
     private let chain: Chain
     private let settings: LiveSettings
-    private let generation: Int
     private let timing: JackTiming
     private var client: OpaquePointer?
     private var inputPort: OpaquePointer?
@@ -38,7 +33,7 @@ final class JackSession {
     private var midiPort: OpaquePointer?
     private let midiInbox: MIDIInbox
 
-    // Written by JACK's threads, read by `play`.
+    // Written by JACK's threads, read by `run`.
     private let serverGone = Atomic<Bool>(false)
     private let xruns = Atomic<Int>(0)
     private let period = Atomic<Int>(0)
@@ -51,18 +46,13 @@ final class JackSession {
     private let latencyWanted = Atomic<Int>(0)
     /// The pedals' latency in frames, as last published to JACK (for the latency callback).
     private let chainLatency = Atomic<Int>(0)
-    /// The demo riff's read position (process thread only).
-    private var riffPosition = 0
-    private let demo: UnsafeMutableBufferPointer<Float>?
 
-    init(engine: LiveEngine, settings: LiveSettings, generation: Int, timing: JackTiming) {
-        self.engine = engine
-        chain = engine.chain
-        self.settings = settings
-        self.generation = generation
+    init(host: LiveHost, timing: JackTiming) {
+        self.host = host
+        chain = host.chain
+        settings = host.settings
         self.timing = timing
-        midiInbox = engine.jackMIDI
-        demo = settings.input == .demo ? engine.demoRiff : nil
+        midiInbox = host.engine.jackMIDI
     }
 
     /// The server's name as libjack will pick it, for messages.
@@ -134,7 +124,7 @@ final class JackSession {
     /// so the two agree, and an opening after a rate change prepares for it.
     static let graphRate = Atomic<Int>(0)
 
-    func play() -> Outcome {
+    func open() -> BackendOutcome? {
         stompbox_jack_silence()
         Self.requestQuantum(settings)
         var status = jack_status_t(rawValue: 0)
@@ -142,7 +132,6 @@ final class JackSession {
             return .failed(.noServer, "cannot reach \(Self.serverDescription); retrying twice a second")
         }
         client = c
-        defer { close() }
         let audio = JACK_DEFAULT_AUDIO_TYPE
         inputPort = jack_port_register(c, "in", audio, UInt(JackPortIsInput.rawValue | JackPortIsTerminal.rawValue), 0)
         outputPorts = (jack_port_register(c, "out_1", audio, UInt(JackPortIsOutput.rawValue | JackPortIsTerminal.rawValue), 0),
@@ -203,6 +192,11 @@ final class JackSession {
         jack_on_info_shutdown(c, { _, _, context in
             Unmanaged<JackSession>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.serverGone.store(true, ordering: .releasing) }
         }, context)
+        return nil
+    }
+
+    func activate() -> BackendOutcome? {
+        guard let c = client else { return .failed(.noServer, "cannot reach \(Self.serverDescription); retrying twice a second") }
         guard jack_activate(c) == 0 else {
             return .failed(.noServer, "\(Self.serverDescription) did not start Stompbox's client")
         }
@@ -217,15 +211,18 @@ final class JackSession {
                 }
             }
         }
+        return nil
+    }
 
+    func run() -> BackendOutcome {
+        guard let c = client else { return .failed(.noServer, "cannot reach \(Self.serverDescription); retrying twice a second") }
         var wiring = settings.connectPorts ? connect() : nil
         var seenXruns = 0
         var nextWiring = monotonicSeconds() + LiveEngine.retryInterval
-        engine.noteBackend(.jack)
-        if wiring == nil { engine.publishRunning() }
+        host.noteBackend(.jack)
+        if wiring == nil { host.publishRunning() }
         while true {
-            if engine.isStopRequested { return .stopped }
-            if engine.currentGeneration != generation { return .settingsChanged }
+            if let outcome = host.interruption() { return outcome }
             if serverGone.load(ordering: .acquiring) {
                 return .failed(.noServer, "\(Self.serverDescription) went away; waiting for it to come back")
             }
@@ -238,10 +235,10 @@ final class JackSession {
             if let missing = wiring, now >= nextWiring {
                 nextWiring = now + LiveEngine.retryInterval
                 wiring = connect()
-                if wiring == nil { engine.publishRunning() } else { engine.publishWaiting(missing.state, missing.message) }
+                if wiring == nil { host.publishRunning() } else { host.publishWaiting(missing.state, missing.message) }
             }
             let x = xruns.load(ordering: .relaxed)
-            while seenXruns < x { engine.noteUnderrun(); seenXruns += 1 }
+            while seenXruns < x { host.noteUnderrun(); seenXruns += 1 }
             let latency = Int(chain.publishedLatencySamples.rounded())
             if chainLatency.exchange(latency, ordering: .relaxed) != latency { jack_recompute_total_latencies(c) }
             let wanted = latencyWanted.exchange(0, ordering: .relaxed)
@@ -249,8 +246,8 @@ final class JackSession {
             if wanted & 2 != 0 { publishLatency(JackPlaybackLatency) }
             let rate = Double(max(1, serverRate.load(ordering: .relaxed)))
             let total = Double(capturedLatency() + playbackLatency() + latency)
-            engine.noteLatency(1000 * total / rate, targetMs: 1000 * total / rate, drift: 0, following: false)
-            engine.noteJack(load: Double(jack_cpu_load(c)), period: period.load(ordering: .relaxed), rate: Int(rate))
+            host.noteLatency(1000 * total / rate, targetMs: 1000 * total / rate, drift: 0, following: false)
+            host.engine.noteJack(load: Double(jack_cpu_load(c)), period: period.load(ordering: .relaxed), rate: Int(rate))
             usleep(20_000)
         }
     }
@@ -308,9 +305,13 @@ final class JackSession {
         return Int(range.max)
     }
 
-    private func close() {
+    func deactivate() {
         guard let c = client else { return }
         jack_deactivate(c)
+    }
+
+    func close() {
+        guard let c = client else { return }
         jack_client_close(c)
         client = nil
         inputPort = nil
@@ -357,19 +358,11 @@ final class JackSession {
             out2.update(repeating: 0, count: n)
             return
         }
-        if let demo, demo.count > 0 {
-            for i in 0..<n {
-                out1[i] = demo[riffPosition]
-                riffPosition += 1
-                if riffPosition == demo.count { riffPosition = 0 }
-            }
-        } else if let input = stompbox_jack_buffer(inputPort, frames) {
-            out1.update(from: input, count: n)
-        } else {
-            out1.update(repeating: 0, count: n)
-        }
-        // The board's stereo output: left on out_1, right on out_2.
-        chain.process(left: UnsafeMutableBufferPointer(start: out1, count: n), right: UnsafeMutableBufferPointer(start: out2, count: n))
+        // `in` is not read while the demo riff plays. The board's stereo output: left on out_1,
+        // right on out_2.
+        let input: UnsafePointer<Float>? = host.playsDemo ? nil : UnsafePointer(stompbox_jack_buffer(inputPort, frames))
+        host.process(input: input,
+                     left: UnsafeMutableBufferPointer(start: out1, count: n), right: UnsafeMutableBufferPointer(start: out2, count: n))
         timing.note(nanoseconds: JackTiming.now() - started)
     }
 }

@@ -150,13 +150,18 @@ public struct AudioDevice: Equatable, Sendable, Codable {
 /// reopened as the server and the chosen devices come and go. The window and
 /// `stompbox run --headless` drive the same class.
 ///
+/// Each opening is one session of an `AudioBackend` (`PulseSession` or `JackSession`), made
+/// with a `LiveHost` that holds what they share: the settings, the stop check, the status and
+/// the block path (input or demo riff → chain → output). The retry loop (`run`) answers every
+/// backend's `BackendOutcome` the same way.
+///
 /// Threads: the caller's (start/stop/apply/status), and the audio thread, which runs the
 /// PulseAudio mainloop: the connection, the device watch, the streams and the block path all
 /// live there, so nothing is shared with a server thread. The caller reaches it through
 /// atomics and `PulseConnection.wakeup`, so a stop is seen at once even while a device is
 /// stalled or the server does not answer.
 ///
-/// The chain is prepared for the largest block (`LiveBuffers.maximumBlock`) in `start` and
+/// The chain is prepared for the largest block (`LiveEngine.maximumBlock`) in `start` and
 /// when the sample rate changes, always on the caller's thread with the audio thread stopped:
 /// a new block size or latency reopens the streams and keeps every buffer and the Looper's
 /// recording.
@@ -199,13 +204,17 @@ public final class LiveEngine: @unchecked Sendable {
     private var thread: Thread?
     private let threadDone = DispatchSemaphore(value: 0)
     private var connection: PulseConnection?
-    private var buffers: LiveBuffers?
-    /// Audio thread only.
-    private var autoLatency = AutoLatency(requested: 0.011, cap: 0.04, step: 0.002)
+    private var buffers: PulseBuffers?
+    /// Audio thread only (a PulseAudio session's policy raises it after dropouts).
+    var autoLatency = AutoLatency(requested: 0.011, cap: 0.04, step: 0.002)
 
     /// The bundled riff for `.demo`, loaded before the thread starts.
     private var demo: UnsafeMutableBufferPointer<Float>?
     private var demoLoadedFor: (rate: Int, file: String?)?
+
+    /// The largest block the chain is prepared for: PulseAudio's blocks are at most this, and
+    /// JACK periods longer than this are processed in blocks by the chain.
+    static let maximumBlock = 1024
 
     /// SCHED_FIFO priority asked for by the audio thread (below PulseAudio's own, usually 5…20).
     static let realtimePriority: Int32 = 10
@@ -235,7 +244,7 @@ public final class LiveEngine: @unchecked Sendable {
             demo = DemoRiff.load(sampleRate: s.sampleRate, file: s.demoFile)
             demoLoadedFor = (s.sampleRate, s.demoFile)
         }
-        if buffers == nil { buffers = LiveBuffers() }
+        if buffers == nil { buffers = PulseBuffers() }
         let connection = PulseConnection()
         self.connection = connection
         stopRequested.store(false, ordering: .releasing)
@@ -411,9 +420,6 @@ public final class LiveEngine: @unchecked Sendable {
         }
         let buffers = self.buffers!
         var autoFor = -1
-        // True after the server or a device went missing: the next opening is on a device
-        // that has just (re)appeared, whose timing is restarted (PulseConnection.restartTiming).
-        var deviceReappeared = false
         let cancelled = { [unowned self] in stopRequested.load(ordering: .acquiring) }
         /// Sleeps (no CPU) until woken (a device event, new settings, stop) or the timeout.
         func idle(_ seconds: Double) {
@@ -426,6 +432,7 @@ public final class LiveEngine: @unchecked Sendable {
             }
         }
 
+        // One session per pass, whatever the backend; its outcome says when to try again.
         while !cancelled() {
             let (settings, generation) = settingsBox.withLock { ($0.settings, $0.generation) }
             if autoLatencyReset.exchange(false, ordering: .acquiring) || autoFor < 0 {
@@ -435,78 +442,28 @@ public final class LiveEngine: @unchecked Sendable {
                                           step: max(0.002, 0.5 * Double(settings.blockSize) / Double(settings.sampleRate)))
                 raisedTargetBits.store(Double.nan.bitPattern, ordering: .relaxed)
             }
+            let host = LiveHost(engine: self, settings: settings, generation: generation)
+            let backend: AudioBackend
             if settings.backend == .jack || (settings.backend == .auto && JackSession.serverAnswers()) {
                 if connection.isConnected { connection.disconnect() }
-                let session = JackSession(engine: self, settings: settings, generation: generation, timing: jackTiming)
-                if case .failed(let state, let message) = session.play() {
-                    publish(state, message)
-                    idle(LiveEngine.retryInterval)
-                }
-                continue
+                backend = JackSession(host: host, timing: jackTiming)
+            } else {
+                backend = PulseSession(host: host, connection: connection, buffers: buffers,
+                                       targetMs: 1000 * autoLatency.target, cancelled: cancelled)
             }
-            if !connection.isConnected && !connection.connect(name: "Stompbox", timeout: 2, cancelled: cancelled) {
-                deviceReappeared = true
-                publish(.noServer, (settings.backend == .auto ? "no JACK server answers, and " : "")
-                        + "cannot reach \(LiveEngine.serverDescription); retrying twice a second")
-                idle(LiveEngine.retryInterval)
-                continue
-            }
-            var source: PulseDeviceInfo? = nil
-            if settings.input != .demo {
-                let name = settings.input.sourceName ?? "@DEFAULT_SOURCE@"
-                guard let info = connection.sourceInfo(name) else {
-                    deviceReappeared = true
-                    if connection.isConnected {
-                        publish(.waitingForInput, "input \(settings.input.sourceName ?? "(default source)") is not there; waiting for it")
-                        idle(LiveEngine.retryInterval)
-                    }
-                    continue
-                }
-                guard (1...info.channels).contains(settings.inputChannel) else {
-                    publish(.waitingForInput, "input \(info.name) has \(info.channels) channel(s); channel \(settings.inputChannel) does not exist")
-                    idle(LiveEngine.retryInterval)
-                    continue
-                }
-                source = info
-            }
-            guard let sink = connection.sinkInfo(settings.output ?? "@DEFAULT_SINK@") else {
-                deviceReappeared = true
-                if connection.isConnected {
-                    publish(.waitingForOutput, "output \(settings.output ?? "(default sink)") is not there; waiting for it")
-                    idle(LiveEngine.retryInterval)
-                }
-                continue
-            }
-            connection.watch(source: source?.index, sink: sink.index)
-            noteBackend(.pulse)
-            // In and out on one clock (PipeWire runs every device on its graph's; otherwise one
-            // card, or monitors and filters of one sink): never resampled, whatever the frame
-            // counts seem to say. Unknown: the counts decide.
-            let oneClock = connection.isPipeWire || source.map { input in
-                connection.clockRoot(source: input).map { $0 == connection.clockRoot(sink: sink) } ?? false
-            } ?? true
-            let session = LiveSession(engine: self, connection: connection, settings: settings, generation: generation,
-                                      source: source, sink: sink, oneClock: oneClock, restartTiming: deviceReappeared,
-                                      buffers: buffers, targetMs: 1000 * autoLatency.target)
-            deviceReappeared = false
-            switch session.play() {
-            case .stopped, .settingsChanged:
+            switch backend.play() {
+            case .stopped, .settingsChanged, .deviceGone:
                 break
-            case .deviceGone:
-                deviceReappeared = true
             case .failed(let state, let message):
-                deviceReappeared = true
-                if connection.isConnected {
-                    publish(state, message)
-                    idle(LiveEngine.retryInterval)
-                }
+                publish(state, message)
+                idle(LiveEngine.retryInterval)
             }
         }
         connection.disconnect()
         publish(.stopped, nil)
     }
 
-    // MARK: Used by LiveSession (audio thread: atomics only)
+    // MARK: Used by the backends and their host (audio thread: atomics only)
 
     var isStopRequested: Bool { stopRequested.load(ordering: .relaxed) }
     var currentGeneration: Int { settingsGeneration.load(ordering: .relaxed) }
@@ -533,12 +490,10 @@ public final class LiveEngine: @unchecked Sendable {
     }
     var demoRiff: UnsafeMutableBufferPointer<Float>? { demo }
 
-    /// A dropout while playing: returns the new target (ms) if automatic latency raised it.
-    func autoLatencyDropout(at now: Double) -> Double? {
-        guard let raised = autoLatency.noteDropout(at: now) else { return nil }
+    /// Automatic latency raised the target to `ms` after a dropout (`autoLatency`).
+    func noteLatencyRaised(toMs ms: Double) {
         raisedAfterDropouts.store(autoLatency.totalDropouts, ordering: .relaxed)
-        raisedTargetBits.store((1000 * raised).bitPattern, ordering: .relaxed)
-        return 1000 * raised
+        raisedTargetBits.store(ms.bitPattern, ordering: .relaxed)
     }
 }
 

@@ -28,8 +28,8 @@ extension Chain {
     /// Prepares the chain for a live server at `rate` when it is not already prepared for it
     /// (a Looper's recording is resampled and kept). Not on the audio thread, and not while it runs.
     func prepareForLive(rate: Int) {
-        if sampleRate != Double(rate) || maximumBlockSize < LiveBuffers.maximumBlock {
-            prepare(sampleRate: Double(rate), maximumBlockSize: LiveBuffers.maximumBlock,
+        if sampleRate != Double(rate) || maximumBlockSize < LiveEngine.maximumBlock {
+            prepare(sampleRate: Double(rate), maximumBlockSize: LiveEngine.maximumBlock,
                     keepingLoops: libsamplerateLoopResampler)
         }
     }

@@ -49,6 +49,10 @@ final class PulseConnection {
     private(set) var deviceEvents = 0
     private var watchedSource = invalidPulseIndex
     private var watchedSink = invalidPulseIndex
+    /// The server or a device went missing since the last opening: the next one is on a device
+    /// that has just (re)appeared, whose timing `PulseSession` restarts (`restartTiming`).
+    /// Kept here, with the connection that outlives the sessions (audio thread only).
+    var devicesReappeared = false
 
     init() {
         mainloop = pa_mainloop_new()

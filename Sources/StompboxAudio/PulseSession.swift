@@ -5,8 +5,8 @@ import StompboxDSP
 
 /// Buffers the live loop touches, allocated once by the engine (off the audio thread) for the
 /// largest block and kept across sessions and block-size changes.
-final class LiveBuffers {
-    static let maximumBlock = 1024
+final class PulseBuffers {
+    static let maximumBlock = LiveEngine.maximumBlock
     static let maximumChannels = 32
     /// Captured guitar samples not yet processed: a linear FIFO, compacted as it is read.
     let fifo: UnsafeMutableBufferPointer<Float>
@@ -33,7 +33,7 @@ final class LiveBuffers {
         right = .allocate(capacity: Self.maximumBlock)
         output = .allocate(capacity: Self.maximumBlock * Self.maximumChannels)
         resampled = .allocate(capacity: 2 * Self.maximumBlock)
-        history = .allocate(capacity: LiveSession.primingLength)
+        history = .allocate(capacity: PulseSession.primingLength)
         for b in [fifo, mono, right, output, resampled, history] { b.initialize(repeating: 0) }
         var error: Int32 = 0
         resampler = src_new(Int32(SRC_SINC_FASTEST), 1, &error)!
@@ -45,42 +45,39 @@ final class LiveBuffers {
     }
 }
 
-/// One opening of the streams on a (source, sink) pair, until something changes.
+/// The PulseAudio backend: one opening of the streams on a (source, sink) pair, until something
+/// changes.
 ///
 /// Capture-driven: whenever the record stream delivers, every complete block is processed and
 /// written to the playback stream at once, so a block waits for nothing but its own samples.
 /// `LatencyControl` keeps the playback margin at its target: bit-exact while in and out share a
 /// clock, through libsamplerate when the input drifts, and with one quick correction after a
-/// dropout. Everything runs on the audio thread inside the connection's mainloop callbacks;
-/// the block path allocates nothing and takes no lock of ours.
-final class LiveSession {
-    enum Outcome {
-        case stopped, settingsChanged, deviceGone
-        case failed(LiveState, String)
-    }
-
+/// dropout; `PulseLatencyPolicy` adds what the servers' frame counts and dry reports tell. The
+/// session feeds the policy what it saw and applies what it returns. Everything runs on the
+/// audio thread inside the connection's mainloop callbacks; the block path (the host's
+/// `LiveHost.process`) allocates nothing and takes no lock of ours.
+final class PulseSession: AudioBackend {
     /// Input samples fed to the resampler ahead of the first new one when it is engaged, so its
     /// filter starts from the signal rather than from zeros.
     static let primingLength = 128
 
-    let engine: LiveEngine
+    let host: LiveHost
     let connection: PulseConnection
     let settings: LiveSettings
-    let generation: Int
-    let source: PulseDeviceInfo?
-    let sink: PulseDeviceInfo
-    /// In and out run on one clock (PipeWire's pulse server, or see `PulseConnection.clockRoot`):
-    /// the input is never resampled, so the chain's output reaches the output bit for bit.
-    let oneClock: Bool
-    let restartTiming: Bool
-    let buffers: LiveBuffers
-    let chain: Chain
+    /// The engine's stop flag, for the connection's own waits.
+    private let cancelled: () -> Bool
+    /// Found by `open`.
+    private(set) var source: PulseDeviceInfo?
+    private(set) var sink: PulseDeviceInfo!
+    /// The devices have just (re)appeared: their timing is restarted once the streams are open.
+    private var restartTiming = false
+    let buffers: PulseBuffers
 
     let rate: Double
     let block: Int
     let blockSeconds: Double
-    let inChannels: Int
-    let outChannels: Int
+    private(set) var inChannels = 1
+    private(set) var outChannels = 1
     let channel: Int
 
     private var record: OpaquePointer?
@@ -106,94 +103,34 @@ final class LiveSession {
     private var heldInResampler = 0.0
 
     // Measurements.
-    private var control: LatencyControl
+    /// The margin's control and the end-to-end policy around it.
+    private var policy: PulseLatencyPolicy
     /// Frames taken from the record stream and written to the playback stream (with seeks):
     /// the client's ends of the two server queues, counted here rather than read back from
     /// libpulse's interpolated timing.
     private var recordFramesTaken = 0
     private var playbackFramesWritten = 0
-    /// The server's end of each queue at the moment its last timing reply was current.
-    private var capturedAt: ServerPosition?
-    private var heardAt: ServerPosition?
-    /// Captured − heard at each playback timing reply: the clocks' drift from frame counts.
-    private var clockMeter: ClockDriftMeter
-    private var latencySum = 0.0
-    private var latencyCount = 0
+    /// The margin's target when the streams were opened (frames).
+    private var targetFrames = 0
     private var lastPublish = 0.0
     private var lastTimingUpdate = 0.0
     /// The timing requests still on their way (`requestTiming`): cancelled when the streams
     /// close, so a late reply never calls back into a session that is gone.
     private var timingRequests: (record: OpaquePointer?, playback: OpaquePointer?) = (nil, nil)
     private var lastCapture = 0.0
-    private var firstBlockAt: Double?
-    /// The end-to-end figure, smoothed (seconds), and, after the server reported the output dry, when
-    /// (wall clock) and what it was then: once both streams have timed since, a figure grown
-    /// by the gap says the server played silence and kept its place (see `observe`).
-    private var lastEndToEnd: Double?
-    private var lastEndToEndAt = 0.0
-    private var endToEndSince = 0.0
-    private var dryReportedAt: Double?
-    private var endToEndBeforeDry = 0.0
-    private var targetBeforeDry = 0.0
-    /// The smoothed end to end when the level was last at its target (kept while the margin is
-    /// low, dropped at a correction), and, while the control waits for the frame counts'
-    /// verdict on a low margin, when (wall clock) it began waiting and the target then (see
-    /// `observe`).
-    private var endToEndBeforeLow: Double?
-    private var fallAskedAt: Double?
-    /// How far a figure strays from the smoothed one, on average over ~1 s (seconds): 0.01–0.15 ms
-    /// on a sink's monitor and on PipeWire, about 1 ms from a source that delivers in bursts
-    /// (a pipe), where one figure cannot tell a fall.
-    private var endToEndJitter = 0.0
-    /// Above this `endToEndJitter` (seconds) the frame counts do not judge a low margin.
-    static let steadyJitter = 0.0004
-    private var targetBeforeFall = 0.0
-    /// A dropout can leave part of its gap as latency, less than the margin's bands show (the
-    /// scope read 1.4–2.5 ms more after six 15 ms stalls of the loop). So when one is counted,
-    /// the smoothed end to end just before it (if the figures were steady) and the target then
-    /// are kept, and once the figures are steady again the frame counts take back what the level
-    /// stands above it (see `observe`). `restoreSince`: when the spell's last dropout was counted.
-    private var endToEndBeforeDropout: Double?
-    private var targetBeforeDropout = 0.0
-    private var restoreSince: Double?
-    private var lastActionAt = -Double.infinity
-    private var countedControlDropouts = 0
-    private var countedOverruns = 0
-    private var countedTrims = 0
-    /// The output's peak over the last quarter second or so (decaying block by block).
-    private var recentPeak: Float = 0
-    private let peakDecay: Float
     private var stalled = false
-    private var riffPosition = 0
 
-    /// Corrections in the first seconds after sound starts flowing are the server settling
-    /// (an idle sink renders ahead, then catches up): mended, not counted as dropouts.
-    static let settleSeconds = 2.5
-    /// −70 dBFS: below this a dropout cannot be heard.
-    static let audibleLevel: Float = 3.2e-4
-
-    init(engine: LiveEngine, connection: PulseConnection, settings: LiveSettings, generation: Int,
-         source: PulseDeviceInfo?, sink: PulseDeviceInfo, oneClock: Bool, restartTiming: Bool, buffers: LiveBuffers,
-         targetMs: Double) {
-        self.engine = engine
+    init(host: LiveHost, connection: PulseConnection, buffers: PulseBuffers, targetMs: Double, cancelled: @escaping () -> Bool) {
+        self.host = host
         self.connection = connection
-        self.settings = settings
-        self.generation = generation
-        self.source = source
-        self.sink = sink
-        self.oneClock = oneClock
-        self.restartTiming = restartTiming
+        settings = host.settings
+        self.cancelled = cancelled
         self.buffers = buffers
-        chain = engine.chain
         rate = Double(settings.sampleRate)
-        block = min(LiveBuffers.maximumBlock, max(1, settings.blockSize))
+        block = min(PulseBuffers.maximumBlock, max(1, settings.blockSize))
         blockSeconds = Double(block) / rate
-        peakDecay = Float(exp(-blockSeconds / 0.25))
-        inChannels = source?.channels ?? 1
-        outChannels = min(LiveBuffers.maximumChannels, sink.channels)
         channel = settings.inputChannel - 1
-        control = LatencyControl(sampleRate: rate, target: targetMs / 1000, blockSeconds: Double(block) / rate)
-        clockMeter = ClockDriftMeter(sampleRate: rate)
+        policy = PulseLatencyPolicy(sampleRate: rate, block: block, targetMs: targetMs, oneClock: false)
         buffers.splice.reset(sampleRate: rate)
         buffers.spliceRight.reset(sampleRate: rate)
     }
@@ -231,15 +168,89 @@ final class LiveSession {
         return false
     }
 
-    private func close() {
-        LiveSession.forget(timingRequests.record)
-        LiveSession.forget(timingRequests.playback)
+    // MARK: AudioBackend (the engine's audio thread)
+
+    /// Finds the devices (connecting first if need be), then opens and connects the streams.
+    func open() -> BackendOutcome? {
+        if let outcome = findDevices() { return outcome }
+        return openStreams().map(ended)
+    }
+
+    /// Connects to the server and looks the devices up; nil when both are there.
+    private func findDevices() -> BackendOutcome? {
+        if !connection.isConnected && !connection.connect(name: "Stompbox", timeout: 2, cancelled: cancelled) {
+            connection.devicesReappeared = true
+            return .failed(.noServer, (settings.backend == .auto ? "no JACK server answers, and " : "")
+                           + "cannot reach \(LiveEngine.serverDescription); retrying twice a second")
+        }
+        if settings.input != .demo {
+            let name = settings.input.sourceName ?? "@DEFAULT_SOURCE@"
+            guard let info = connection.sourceInfo(name) else {
+                connection.devicesReappeared = true
+                return connection.isConnected
+                    ? .failed(.waitingForInput, "input \(settings.input.sourceName ?? "(default source)") is not there; waiting for it")
+                    : .deviceGone
+            }
+            guard (1...info.channels).contains(settings.inputChannel) else {
+                return .failed(.waitingForInput, "input \(info.name) has \(info.channels) channel(s); channel \(settings.inputChannel) does not exist")
+            }
+            source = info
+        }
+        guard let sink = connection.sinkInfo(settings.output ?? "@DEFAULT_SINK@") else {
+            connection.devicesReappeared = true
+            return connection.isConnected
+                ? .failed(.waitingForOutput, "output \(settings.output ?? "(default sink)") is not there; waiting for it")
+                : .deviceGone
+        }
+        self.sink = sink
+        connection.watch(source: source?.index, sink: sink.index)
+        host.noteBackend(.pulse)
+        // In and out on one clock (PipeWire runs every device on its graph's; otherwise one
+        // card, or monitors and filters of one sink): never resampled, whatever the frame
+        // counts seem to say. Unknown: the counts decide.
+        policy.oneClock = connection.isPipeWire || source.map { input in
+            connection.clockRoot(source: input).map { $0 == connection.clockRoot(sink: sink) } ?? false
+        } ?? true
+        restartTiming = connection.devicesReappeared
+        connection.devicesReappeared = false
+        inChannels = source?.channels ?? 1
+        outChannels = min(PulseBuffers.maximumChannels, sink.channels)
+        return nil
+    }
+
+    /// How a session that had found its devices ended, as the engine takes it: a device gone,
+    /// or a failure, means the next opening is on devices that have just (re)appeared; a failure
+    /// after the connection itself went is looked for again at once (the next opening says
+    /// what is missing).
+    private func ended(_ outcome: BackendOutcome) -> BackendOutcome {
+        switch outcome {
+        case .stopped, .settingsChanged:
+            return outcome
+        case .deviceGone:
+            connection.devicesReappeared = true
+            return outcome
+        case .failed:
+            connection.devicesReappeared = true
+            return connection.isConnected ? outcome : .deviceGone
+        }
+    }
+
+    /// Stops the callbacks: no timing reply, block or dry report reaches the session after this.
+    func deactivate() {
+        PulseSession.forget(timingRequests.record)
+        PulseSession.forget(timingRequests.playback)
         timingRequests = (nil, nil)
         for stream in [record, playback] {
             guard let stream else { continue }
             pa_stream_set_read_callback(stream, nil, nil)
             pa_stream_set_write_callback(stream, nil, nil)
             pa_stream_set_underflow_callback(stream, nil, nil)
+        }
+    }
+
+    func close() {
+        for stream in [record, playback] {
+            guard let stream else { continue }
             if pa_stream_get_state(stream) == PA_STREAM_READY { pa_stream_disconnect(stream) }
             pa_stream_unref(stream)
         }
@@ -247,10 +258,9 @@ final class LiveSession {
         playback = nil
     }
 
-    func play() -> Outcome {
-        defer { close() }
+    private func openStreams() -> BackendOutcome? {
         let frameOut = UInt32(4 * outChannels)
-        let targetFrames = Int(control.target * rate)
+        targetFrames = Int(policy.control.target * rate)
         let none = UInt32.max
 
         // Playback: the server sizes the sink's own buffer from tlength (about half of it with
@@ -262,8 +272,8 @@ final class LiveSession {
             return .failed(.waitingForOutput, "cannot play to \(sink.name): \(errorText())")
         }
         playback = p
-        pa_stream_set_underflow_callback(p, LiveSession.underflowCallback, selfPointer)
-        if source == nil { pa_stream_set_write_callback(p, LiveSession.writeCallback, selfPointer) }
+        pa_stream_set_underflow_callback(p, PulseSession.underflowCallback, selfPointer)
+        if source == nil { pa_stream_set_write_callback(p, PulseSession.writeCallback, selfPointer) }
         if let source {
             // Capture: deliver one block at a time (fragsize), the source's latency set to it.
             var recordAttr = pa_buffer_attr(maxlength: none, tlength: none, prebuf: none, minreq: none,
@@ -272,7 +282,7 @@ final class LiveSession {
                 return .failed(.waitingForInput, "cannot record from \(source.name): \(errorText(record: true))")
             }
             record = r
-            pa_stream_set_read_callback(r, LiveSession.readCallback, selfPointer)
+            pa_stream_set_read_callback(r, PulseSession.readCallback, selfPointer)
             if pa_stream_connect_record(r, source.name, &recordAttr, flags) < 0 || !waitReady(r) {
                 if let stop = interruption() { return stop }
                 return .failed(.waitingForInput, "cannot record from \(source.name): \(errorText(record: true))")
@@ -282,6 +292,11 @@ final class LiveSession {
             if let stop = interruption() { return stop }
             return .failed(.waitingForOutput, "cannot play to \(sink.name): \(errorText())")
         }
+        return nil
+    }
+
+    /// The streams are open: restarts an idle device's timing, then starts the output.
+    func activate() -> BackendOutcome? {
         if restartTiming {
             // A device that has just come (back) may be an idle sink that rendered far ahead at
             // its largest latency and sleeps until that is used up (2 s for a null sink): restart
@@ -292,12 +307,19 @@ final class LiveSession {
             }
             connection.restartTiming(sinks: sinks)
         }
-        engine.publishRunning()
+        host.publishRunning()
 
         // Half the margin as silence in front; the sink's own buffer holds about the other half.
         // Warm-up measures what it really is and sets it exactly.
         writeSilence(targetFrames / 2)
         if source == nil { refillDemo() }
+        return nil
+    }
+
+    func run() -> BackendOutcome { ended(watch()) }
+
+    /// Runs the mainloop (the callbacks) until the session must end.
+    private func watch() -> BackendOutcome {
         let started = monotonicSeconds()
         lastCapture = started
         lastPublish = started
@@ -328,17 +350,15 @@ final class LiveSession {
             let quiet = now - lastCapture > max(0.5, 4 * blockSeconds)
             if quiet != stalled {
                 stalled = quiet
-                engine.noteStalledInput(quiet ? source?.name : nil)
+                host.engine.noteStalledInput(quiet ? source?.name : nil)
             }
         }
         if now - lastPublish >= 0.5 {
             lastPublish = now
-            if latencyCount > 0 {
-                engine.noteLatency(1000 * latencySum / Double(latencyCount), targetMs: 1000 * control.target,
-                                   drift: control.drift, following: control.following)
+            if let ms = policy.takeLatencyMs() {
+                host.noteLatency(ms, targetMs: 1000 * policy.control.target,
+                                 drift: policy.control.drift, following: policy.control.following)
             }
-            latencySum = 0
-            latencyCount = 0
         }
     }
 
@@ -347,14 +367,14 @@ final class LiveSession {
     private func requestTiming() {
         lastTimingUpdate = monotonicSeconds()
         // One request per stream on its way at a time: its reply brings the newest timing anyway.
-        if let record, !LiveSession.isRunning(timingRequests.record),
-           let op = pa_stream_update_timing_info(record, LiveSession.recordTimingCallback, selfPointer) {
-            LiveSession.forget(timingRequests.record)
+        if let record, !PulseSession.isRunning(timingRequests.record),
+           let op = pa_stream_update_timing_info(record, PulseSession.recordTimingCallback, selfPointer) {
+            PulseSession.forget(timingRequests.record)
             timingRequests.record = op
         }
-        if let playback, !LiveSession.isRunning(timingRequests.playback),
-           let op = pa_stream_update_timing_info(playback, LiveSession.playbackTimingCallback, selfPointer) {
-            LiveSession.forget(timingRequests.playback)
+        if let playback, !PulseSession.isRunning(timingRequests.playback),
+           let op = pa_stream_update_timing_info(playback, PulseSession.playbackTimingCallback, selfPointer) {
+            PulseSession.forget(timingRequests.playback)
             timingRequests.playback = op
         }
     }
@@ -405,7 +425,7 @@ final class LiveSession {
         let base = buffers.fifo.baseAddress!
         if fifoCount + frames > capacity {
             fifoStart = fifoEnd - max(0, capacity - frames)
-            engine.noteOverrun()
+            host.noteOverrun()
         }
         base.update(from: base + fifoStart, count: fifoCount)
         fifoEnd -= fifoStart
@@ -415,8 +435,8 @@ final class LiveSession {
     private func pump() {
         while fillBlock() {
             let out = UnsafeMutableBufferPointer(start: buffers.mono.baseAddress, count: block)
-            process(out)
-            recentPeak = max(chain.lastOutputPeak, recentPeak * peakDecay)
+            process(out, input: UnsafePointer(out.baseAddress))
+            policy.notePeak(host.chain.lastOutputPeak)
             write(out)
             filled = 0
             observe()
@@ -427,7 +447,7 @@ final class LiveSession {
     private func fillBlock() -> Bool {
         let mono = buffers.mono.baseAddress!
         let fifo = buffers.fifo.baseAddress!
-        if !resampling && control.following { engageResampler() }
+        if !resampling && policy.control.following { engageResampler() }
         if !resampling {
             let n = min(block - filled, fifoCount)
             if n > 0 {
@@ -441,7 +461,7 @@ final class LiveSession {
         while filled < block {
             var data = SRC_DATA(data_in: fifo + fifoStart, data_out: buffers.resampled.baseAddress,
                                 input_frames: fifoCount, output_frames: block - filled + discardOutput,
-                                input_frames_used: 0, output_frames_gen: 0, end_of_input: 0, src_ratio: control.ratio)
+                                input_frames_used: 0, output_frames_gen: 0, end_of_input: 0, src_ratio: policy.control.ratio)
             if src_process(buffers.resampler, &data) != 0 { return false }
             fifoStart += data.input_frames_used
             var produced = data.output_frames_gen
@@ -450,7 +470,7 @@ final class LiveSession {
             discardOutput -= skipped
             produced -= skipped
             from += skipped
-            heldInResampler += Double(data.input_frames_used) - Double(produced) / control.ratio
+            heldInResampler += Double(data.input_frames_used) - Double(produced) / policy.control.ratio
             if produced > 0 {
                 (mono + filled).update(from: from, count: produced)
                 filled += produced
@@ -481,7 +501,7 @@ final class LiveSession {
         for part in [historyPosition..<n, 0..<historyPosition] where !part.isEmpty {
             var data = SRC_DATA(data_in: h.baseAddress! + part.lowerBound, data_out: buffers.resampled.baseAddress,
                                 input_frames: part.count, output_frames: buffers.resampled.count,
-                                input_frames_used: 0, output_frames_gen: 0, end_of_input: 0, src_ratio: control.ratio)
+                                input_frames_used: 0, output_frames_gen: 0, end_of_input: 0, src_ratio: policy.control.ratio)
             _ = src_process(buffers.resampler, &data)
             primed += data.output_frames_gen
         }
@@ -489,16 +509,13 @@ final class LiveSession {
         heldInResampler = 0
     }
 
-    /// Writes one processed block to every output channel.
-    /// The chain over the block in `buffers.mono`: its stereo output (the right side in
-    /// `buffers.right`) when the output has two channels or more, else its mono one.
+    /// The host's block path over the block in `buffers.mono` (`input`: the captured block in
+    /// place, or nil for the demo): its stereo output (the right side in `buffers.right`) when
+    /// the output has two channels or more, else its mono one.
     @inline(__always)
-    private func process(_ block: UnsafeMutableBufferPointer<Float>) {
-        if outChannels >= 2 {
-            chain.process(left: block, right: UnsafeMutableBufferPointer(start: buffers.right.baseAddress, count: block.count))
-        } else {
-            chain.process(block)
-        }
+    private func process(_ block: UnsafeMutableBufferPointer<Float>, input: UnsafePointer<Float>?) {
+        host.process(input: input, left: block,
+                     right: outChannels >= 2 ? UnsafeMutableBufferPointer(start: buffers.right.baseAddress, count: block.count) : nil)
     }
 
     /// Writes the block (and on a stereo output `buffers.right` beside it).
@@ -538,7 +555,7 @@ final class LiveSession {
         guard let playback else { return }
         var left = frames
         while left > 0 {
-            let n = min(left, LiveBuffers.maximumBlock)
+            let n = min(left, PulseBuffers.maximumBlock)
             let bytes = n * outChannels * 4
             var buffer: UnsafeMutableRawPointer? = nil
             var size = bytes
@@ -555,7 +572,7 @@ final class LiveSession {
         }
     }
 
-    /// After a block was written: the latency figure and the margin's control.
+    /// After a block was written: the latency figure and the margin's control, from the policy.
     private func observe() {
         guard let playback else { return }
         // Until the server reports the stream as playing (an idle sink can take a while to
@@ -565,134 +582,17 @@ final class LiveSession {
         var negative: Int32 = 0
         guard pa_stream_get_latency(playback, &usec, &negative) == 0 else { return }
         let now = monotonicSeconds()
-        if firstBlockAt == nil { firstBlockAt = now }
         let playLatency = (negative != 0 ? -1 : 1) * Double(usec) / 1e6
         let waiting = (Double(fifoCount) + (resampling ? heldInResampler : 0)) / rate
         let margin = playLatency - blockSeconds + waiting
-        let settled = now - firstBlockAt! > LiveSession.settleSeconds
-        let e2e = endToEndLatency(waiting: waiting)
-        if settled, let e2e {
-            latencySum += e2e
-            latencyCount += 1
-        }
-        if !control.starving && !control.awaitingFallVerdict && control.atTarget, let e = lastEndToEnd {
-            endToEndBeforeLow = e
-        }
-        control.fallsCounted = endToEndBeforeLow != nil && endToEndJitter < Self.steadyJitter
-        var action = control.observe(margin: margin, at: now)
-        if control.awaitingFallVerdict {
-            if fallAskedAt == nil {
-                fallAskedAt = Self.wallClockNow()
-                targetBeforeFall = control.target
-            } else if let asked = fallAskedAt, let before = endToEndBeforeLow, let e2e, let c = capturedAt,
-                      let h = heardAt, c.at > asked, h.at > asked {
-                // Both servers have timed since the margin stayed low: the end to end in frame
-                // counts says whether the level fell, and by how much.
-                action = combine(action, control.levelFell(before + (control.target - targetBeforeFall) - e2e, at: now))
-            }
-        }
-        if !control.awaitingFallVerdict { fallAskedAt = nil }
-        if action == .none, !control.starving, let since = dryReportedAt, let e2e, let c = capturedAt, let h = heardAt,
-           c.at > since, h.at > since {
-            // Both servers have reported since the output ran dry. A gap the server kept as
-            // latency (prebuf: it stops its read index while dry) grew the end to end by its
-            // length in frame counts, exactly, net of what has been corrected since; nothing
-            // heard (the sink rewound in time) leaves it where it was. A raised target is meant.
-            dryReportedAt = nil
-            let grown = e2e - endToEndBeforeDry - (control.target - targetBeforeDry)
-            if grown > LatencyControl.countsJitter {
-                action = control.gapHeld(grown, at: now)
-            }
-        }
-        if let e2e {
-            // Smoothed over ~0.2 s: a single figure can be off by a ms or two while one stream's
-            // reply has come in and the other's not yet.
-            if let last = lastEndToEnd, lastEndToEndAt > 0 {
-                let dt = now - lastEndToEndAt
-                endToEndJitter += (1 - exp(-dt / 1.0)) * (abs(e2e - last) - endToEndJitter)
-                lastEndToEnd = last + (1 - exp(-dt / 0.2)) * (e2e - last)
-            } else {
-                lastEndToEnd = e2e
-                endToEndSince = now
-            }
-            lastEndToEndAt = now
-        }
-        if control.dropouts != countedControlDropouts {
-            // A dropout may have stepped the frame counts (a queue that ran empty stopped).
-            clockMeter.clear()
-            control.clockDrift = nil
-            let overran = control.overruns != countedOverruns
-            countedControlDropouts = control.dropouts
-            if restoreSince == nil {
-                endToEndBeforeDropout = endToEndJitter < Self.steadyJitter ? lastEndToEnd : nil
-                targetBeforeDropout = control.target
-            }
-            restoreSince = now
-            countedOverruns = control.overruns
-            // A gap in silence is heard by nobody (an idle guitar, a device that only just
-            // woke up): mended, but neither counted nor a reason to raise the latency.
-            // Automatic latency answers gaps in the output (underruns): dropping input that piled
-            // up is a glitch too, but a larger margin would not have prevented it.
-            if settled && recentPeak > LiveSession.audibleLevel {
-                if overran { engine.noteOverrun() } else { engine.noteUnderrun() }
-                if !overran, let raised = engine.autoLatencyDropout(at: now) {
-                    action = combine(action, control.retarget(raised / 1000))
-                }
-            }
-        }
-        if let since = restoreSince, resampling || now - since > 10 { restoreSince = nil }
-        if action == .none, let since = restoreSince, now - since >= 1, now - lastActionAt >= 0.5,
-           !control.starving, !control.awaitingFallVerdict, dryReportedAt == nil,
-           endToEndJitter < Self.steadyJitter, let e = lastEndToEnd, lastEndToEndAt - endToEndSince >= 0.5 {
-            // A second after the spell's last dropout, the figures steady for half a second since
-            // the last correction: a level above where it stood before the spell (net of a
-            // raised target) is brought back, exactly. One clock only: while the input's clock
-            // is followed, the resampler holds the level (and a spell not settled in 10 s is
-            // let go).
-            restoreSince = nil
-            if let before = endToEndBeforeDropout {
-                let above = e - before - (control.target - targetBeforeDropout)
-                if above > LatencyControl.countsJitter { action = control.gapHeld(above, at: now) }
-            }
-        }
-        // A figure from before a correction is no yardstick for the next dry report or fall.
-        if action != .none {
-            lastActionAt = now
-            lastEndToEnd = nil
-            endToEndBeforeLow = nil
-        }
-        // A trim takes back queued output (the level settled high in the server's queue, the
-        // input is not waiting): written over under a crossfade, nothing skipped in the input.
-        let trimmed = control.trims != countedTrims
-        countedTrims = control.trims
-        apply(action, fromQueue: trimmed)
-    }
-
-    /// Where a server queue's far end stood (frames, in the stream's own count) at the wall-clock
-    /// time a timing reply was current.
-    struct ServerPosition {
-        var frames: Double
-        var at: Double
-    }
-
-    /// End to end for the block just written (seconds): from the moment the newest waiting
-    /// input sample was captured until that sample is heard, or nil before both streams
-    /// have reported their timing.
-    ///
-    /// Computed from the two servers' raw timing replies, not from `pa_stream_get_latency`:
-    /// libpulse interpolates each stream's clock on its own and never lets it run backwards,
-    /// which is harmless where the server's figures are current (PulseAudio) but biases them
-    /// where they are as old as the last graph cycle (PipeWire's pulse server, whose read and
-    /// write indices move a quantum at a time): 0.3–2.4 ms too high, measured on the scope.
-    /// Here each reply gives the server's end of its queue at the reply's own timestamp; the
-    /// two ends are brought to one time at the nominal rate, so the time of the observation
-    /// drops out, and a reply's age on PipeWire counts the same on both sides and cancels.
-    ///   latency = (captured − processed) + (written − heard), each in its stream's frames
-    private func endToEndLatency(waiting: Double) -> Double? {
-        guard let captured = capturedAt, let heard = heardAt else { return nil }
-        let capturedNow = captured.frames + (heard.at - captured.at) * rate
-        let processed = Double(recordFramesTaken) - waiting * rate
-        return (capturedNow - processed + Double(playbackFramesWritten) - heard.frames) / rate
+        let verdict = policy.observe(.init(margin: margin, waiting: waiting, framesTaken: recordFramesTaken,
+                                           framesWritten: playbackFramesWritten, resampling: resampling,
+                                           now: now, wallNow: Self.wallClockNow()),
+                                     autoLatency: &host.engine.autoLatency)
+        if verdict.overrun { host.noteOverrun() }
+        if verdict.underrun { host.noteUnderrun() }
+        if let raised = verdict.raisedTargetMs { host.engine.noteLatencyRaised(toMs: raised) }
+        apply(verdict.action, fromQueue: verdict.fromQueue)
     }
 
     private static func wallClock(_ tv: timeval) -> Double { Double(tv.tv_sec) + Double(tv.tv_usec) * 1e-6 }
@@ -716,7 +616,7 @@ final class LiveSession {
         let queued = Double(timing.write_index - timing.read_index) / bytes
         let arrived = Double(pa_stream_readable_size(record)) / bytes
         let device = (Double(timing.source_usec) - Double(timing.sink_usec)) / 1e6 * rate
-        capturedAt = ServerPosition(frames: Double(recordFramesTaken) + arrived + queued + device, at: Self.wallClock(timing.timestamp))
+        policy.recordTiming(.init(frames: Double(recordFramesTaken) + arrived + queued + device, at: Self.wallClock(timing.timestamp)))
     }
 
     /// A timing reply for the playback stream: the frame being heard lies behind the frames
@@ -727,31 +627,9 @@ final class LiveSession {
               timing.read_index_corrupt == 0, timing.write_index_corrupt == 0 else { return }
         let bytes = Double(4 * outChannels)
         let queued = Double(timing.write_index - timing.read_index) / bytes
-        let heard = ServerPosition(frames: Double(playbackFramesWritten) - queued - Double(timing.sink_usec) / 1e6 * rate,
-                                   at: Self.wallClock(timing.timestamp))
-        heardAt = heard
-        // From when the streams have settled: opening them steps the counts by a few ms. Not
-        // on one clock: PipeWire brings every device to one itself, and a card's (or a sink's
-        // monitor and filters') in and out share one; a busy host can step the counts so that
-        // they seem to slope (seen once: "-4 ppm" followed at 128/20 with 44 stalls of the host
-        // in 30 s, and that take was no longer bit-exact).
-        if !oneClock, let captured = capturedAt, let first = firstBlockAt,
-           monotonicSeconds() - first > LiveSession.settleSeconds {
-            clockMeter.add(offset: captured.frames + (heard.at - captured.at) * rate - heard.frames, at: heard.at)
-            control.clockDrift = clockMeter.drift
-        }
-    }
-
-    private func combine(_ a: LatencyControl.Action, _ b: LatencyControl.Action) -> LatencyControl.Action {
-        func frames(_ x: LatencyControl.Action) -> Int {
-            switch x {
-            case .none: 0
-            case .insertSilence(let n): n
-            case .dropInput(let n): -n
-            }
-        }
-        let n = frames(a) + frames(b)
-        return n > 0 ? .insertSilence(n) : n < 0 ? .dropInput(-n) : .none
+        let heard = PulseLatencyPolicy.ServerPosition(frames: Double(playbackFramesWritten) - queued - Double(timing.sink_usec) / 1e6 * rate,
+                                                      at: Self.wallClock(timing.timestamp))
+        policy.playbackTiming(heard, now: monotonicSeconds())
     }
 
     private func apply(_ action: LatencyControl.Action, fromQueue: Bool = false) {
@@ -773,17 +651,7 @@ final class LiveSession {
     /// block's margin tells whether it collapsed, and the end to end once both servers have timed
     /// again whether the gap was kept as latency.
     private func ranDry() {
-        if firstBlockAt != nil { control.outputRanDry(at: monotonicSeconds()) }
-        if dryReportedAt == nil, let before = lastEndToEnd, lastEndToEndAt - endToEndSince >= 0.2 {
-            dryReportedAt = Self.wallClockNow()
-            endToEndBeforeDry = before
-            targetBeforeDry = control.target
-            // The verdict waits for the regular replies (within 0.2 s): an extra timing request
-            // resets libpulse's interpolation, and the margin read through it dipped far enough
-            // (6 of 8 ms) for silence to go in.
-        }
-        clockMeter.clear()
-        control.clockDrift = nil
+        policy.outputRanDry(now: monotonicSeconds(), wallNow: Self.wallClockNow())
     }
 
     /// Demo riff: the output asks for data; keep it filled to the target.
@@ -792,31 +660,20 @@ final class LiveSession {
         let bytes = block * outChannels * 4
         let out = UnsafeMutableBufferPointer(start: buffers.mono.baseAddress, count: block)
         while pa_stream_writable_size(playback) >= bytes {
-            if let riff = engine.demoRiff, riff.count > 0 {
-                for i in 0..<block {
-                    out[i] = riff[riffPosition]
-                    riffPosition += 1
-                    if riffPosition == riff.count { riffPosition = 0 }
-                }
-            } else {
-                for i in 0..<block { out[i] = 0 }
-            }
-            process(out)
+            process(out, input: nil)
             write(out)
             var usec: pa_usec_t = 0
             var negative: Int32 = 0
             if pa_stream_get_latency(playback, &usec, &negative) == 0 {
-                latencySum += Double(usec) / 1e6
-                latencyCount += 1
+                policy.noteLatency(Double(usec) / 1e6)
             }
         }
     }
 
     /// Why the session must end now, if it must. Atomics and plain fields only.
     @inline(__always)
-    private func interruption() -> Outcome? {
-        if engine.isStopRequested { return .stopped }
-        if engine.currentGeneration != generation { return .settingsChanged }
+    private func interruption() -> BackendOutcome? {
+        if let outcome = host.interruption() { return outcome }
         if !connection.isConnected { return .deviceGone }
         if connection.inputRemoved || connection.outputRemoved { return .deviceGone }
         return nil
@@ -825,24 +682,24 @@ final class LiveSession {
     // MARK: C callbacks (audio thread, from the mainloop's dispatch)
 
     private static let readCallback: @convention(c) (OpaquePointer?, Int, UnsafeMutableRawPointer?) -> Void = { _, _, userdata in
-        Unmanaged<LiveSession>.fromOpaque(userdata!)._withUnsafeGuaranteedRef { $0.captured() }
+        Unmanaged<PulseSession>.fromOpaque(userdata!)._withUnsafeGuaranteedRef { $0.captured() }
     }
 
     private static let writeCallback: @convention(c) (OpaquePointer?, Int, UnsafeMutableRawPointer?) -> Void = { _, _, userdata in
-        Unmanaged<LiveSession>.fromOpaque(userdata!)._withUnsafeGuaranteedRef { $0.refillDemo() }
+        Unmanaged<PulseSession>.fromOpaque(userdata!)._withUnsafeGuaranteedRef { $0.refillDemo() }
     }
 
     private static let recordTimingCallback: @convention(c) (OpaquePointer?, Int32, UnsafeMutableRawPointer?) -> Void = { _, success, userdata in
         guard success != 0 else { return }
-        Unmanaged<LiveSession>.fromOpaque(userdata!)._withUnsafeGuaranteedRef { $0.recordTimingArrived() }
+        Unmanaged<PulseSession>.fromOpaque(userdata!)._withUnsafeGuaranteedRef { $0.recordTimingArrived() }
     }
 
     private static let playbackTimingCallback: @convention(c) (OpaquePointer?, Int32, UnsafeMutableRawPointer?) -> Void = { _, success, userdata in
         guard success != 0 else { return }
-        Unmanaged<LiveSession>.fromOpaque(userdata!)._withUnsafeGuaranteedRef { $0.playbackTimingArrived() }
+        Unmanaged<PulseSession>.fromOpaque(userdata!)._withUnsafeGuaranteedRef { $0.playbackTimingArrived() }
     }
 
     private static let underflowCallback: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, userdata in
-        Unmanaged<LiveSession>.fromOpaque(userdata!)._withUnsafeGuaranteedRef { $0.ranDry() }
+        Unmanaged<PulseSession>.fromOpaque(userdata!)._withUnsafeGuaranteedRef { $0.ranDry() }
     }
 }
