@@ -24,8 +24,9 @@ import Synchronization
 ///
 /// Threads. The audio thread calls only `process` (and reads `lastOutputPeak`): it takes no
 /// lock and allocates nothing. Every other call is a control call — `prepare`, `reset`,
-/// `setBoard`, `collectRetiredBoard`, `effect(_:)`, `restore(states:)` and the board's readers —
-/// and control calls are serialized by one lock, so they may come from several threads (the
+/// `setBoard`, `collectRetiredBoard`, `effect(_:)`, `effects`, `restore(states:)`,
+/// `pedalStates`, `latencySamples` (`board` is a copy any thread may read) — and control
+/// calls are serialized by one lock, so they may come from several threads (the
 /// window's main thread sets the board while a live engine's thread prepares the chain for its
 /// server). `prepare` and `reset` must still not overlap `process`: a live engine calls them
 /// only while its audio thread is stopped.
@@ -43,9 +44,14 @@ public final class Chain {
     private let control = NSRecursiveLock()
 
     /// The pedals on the board, in signal order, as last set. The audio thread takes a new board
-    /// in at its next block.
-    public var board: [PedalKind] { locked { current } }
-    private var current: [PedalKind]
+    /// in at its next block. Any thread: a copy kept apart from the control lock, so a window
+    /// polling it does not wait out a `prepare` (a long loop resampled for a new rate).
+    public var board: [PedalKind] { shownBoard.withLock { $0 } }
+    private let shownBoard: Mutex<[PedalKind]>
+    /// The board as the control calls see it.
+    private var current: [PedalKind] {
+        didSet { shownBoard.withLock { $0 = current } }
+    }
     /// Every pedal that has been on the board: a pedal taken off and put back keeps its loop.
     /// (A plugin pedal taken off is let go: its kind is of its own and does not come back.)
     private var instances: [PedalKind: AudioEffect] = [:]
@@ -93,6 +99,7 @@ public final class Chain {
         parameters = controls.parameters
         meters = controls.meters
         tunerTap = controls.tuner
+        shownBoard = Mutex(board)
         current = board
         let effects = board.map { $0.makeEffect(controls) }
         for (kind, effect) in zip(board, effects) { instances[kind] = effect }
