@@ -194,7 +194,7 @@ public struct Preset: Equatable, Sendable {
             for item in items {
                 guard case .string(let id) = item else {
                     let plugin = try Preset.plugin(item)
-                    guard !PedalKind.isReserved(plugin.id) else { throw .pedal(.duplicate(plugin.id)) }
+                    guard !PedalKind.isReserved(plugin.id) else { throw .pedal(.reserved(plugin.id)) }
                     kinds.append(plugin)
                     continue
                 }

@@ -256,6 +256,8 @@ public struct PedalControl: Sendable {
 public enum PedalError: Error, Equatable, CustomStringConvertible {
     case unknownPedal(String)
     case duplicate(String)
+    /// A plugin pedal named with an id that a built-in pedal or a parameter prefix owns.
+    case reserved(String)
     case notOnBoard(pedal: String, parameter: String)
 
     public var description: String {
@@ -263,6 +265,7 @@ public enum PedalError: Error, Equatable, CustomStringConvertible {
         case .unknownPedal(let id):
             "unknown pedal '\(id)' (the pedals are \(PedalKind.builtIn.map(\.id).joined(separator: ", ")))"
         case .duplicate(let id): "the pedal '\(id)' is on the board twice"
+        case .reserved(let id): "the plugin pedal's id '\(id)' is reserved (a built-in pedal's id or a parameter prefix)"
         case .notOnBoard(let pedal, let parameter): "\(parameter) belongs to \(pedal), which is not on the board (see --chain)"
         }
     }

@@ -11,8 +11,7 @@ import Foundation
 ///
 /// The host takes each virtual CPU away on its own (steal time is per vCPU), so one thread is
 /// pinned to each CPU: a watcher on one CPU does not see the other stand still, while the audio
-/// server's thread on that other CPU does (a fresh-clone run: an underrun at 64/6 with the one
-/// watcher seeing nothing).
+/// server's thread on that other CPU does.
 public final class HostStallMonitor: @unchecked Sendable {
     public let threshold: Double
     private let lock = NSLock()
@@ -24,9 +23,7 @@ public final class HostStallMonitor: @unchecked Sendable {
 
     /// Starts watching at once.
     /// 2 ms: a quiet VM's wake-ups come 0.1–0.4 ms late, while PipeWire's graph runs quanta of
-    /// 2.7–5.3 ms at the small settings, so a 3 ms stall can already cost it a cycle (a
-    /// fresh-clone run: a PipeWire 128/8 take with a dropout and no stall of 4 ms or more,
-    /// between takes with stalls of up to 54 ms).
+    /// 2.7–5.3 ms at the small settings, so a 3 ms stall can already cost it a cycle.
     public init(threshold seconds: Double = 0.002) {
         threshold = seconds
         cpus = max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))

@@ -139,6 +139,15 @@ import Testing
         "parameters":{"delay.enabled":true}}
         """
 
+    /// A plugin pedal named like a parameter prefix (tempo.bpm) or a built-in pedal would shadow
+    /// it: the preset is refused, saying so, not called a pedal on the board twice.
+    @Test(arguments: ["tempo", "metronome", "delay"])
+    func aPresetWhosePluginPedalTakesAReservedIdIsRefused(_ id: String) throws {
+        let text = Self.missingPreset.replacingOccurrences(of: #"{"id":"gone""#, with: #"{"id":"\#(id)""#)
+            .replacingOccurrences(of: #","delay"]"#, with: "]")
+        #expect(throws: PresetError.pedal(.reserved(id))) { try Preset(jsonData: Data(text.utf8)) }
+    }
+
     @Test func aPresetNamingAMissingPluginLoadsBypassedAndSavesUnchanged() throws {
         let preset = try Preset(jsonData: Data(Self.missingPreset.utf8))
         let (board, notices) = PedalKind.resolvingPlugins(preset.board)
