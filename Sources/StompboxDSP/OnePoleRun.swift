@@ -12,9 +12,9 @@ func onePoleRun(_ e: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>
     let powers = SIMD8<Float>(a, a2, a2 * a, a4, a4 * a, a4 * a2, a4 * a2 * a, a8)
     @inline(__always) func prefix(_ at: Int) -> SIMD8<Float> {
         var v = UnsafeRawPointer(e + at).loadUnaligned(as: SIMD8<Float>.self)
-        v = mulAdd(a, SIMD8(0, v[0], v[1], v[2], v[3], v[4], v[5], v[6]), v)
-        v = mulAdd(a2, SIMD8(0, 0, v[0], v[1], v[2], v[3], v[4], v[5]), v)
-        v = mulAdd(a4, SIMD8(0, 0, 0, 0, v[0], v[1], v[2], v[3]), v)
+        v = mulAdd(a, SIMD8<Float>(0, v[0], v[1], v[2], v[3], v[4], v[5], v[6]), v)
+        v = mulAdd(a2, SIMD8<Float>(0, 0, v[0], v[1], v[2], v[3], v[4], v[5]), v)
+        v = mulAdd(a4, SIMD8<Float>(0, 0, 0, 0, v[0], v[1], v[2], v[3]), v)
         return v
     }
     var y = y
@@ -22,14 +22,14 @@ func onePoleRun(_ e: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>
     while i + 16 <= n {
         let v = prefix(i), w = prefix(i + 8)
         let middle = mulAdd(a8, y, v[7])
-        UnsafeMutableRawPointer(out + i).storeBytes(of: mulAdd(powers, SIMD8(repeating: y), v), as: SIMD8<Float>.self)
-        UnsafeMutableRawPointer(out + i + 8).storeBytes(of: mulAdd(powers, SIMD8(repeating: middle), w), as: SIMD8<Float>.self)
+        UnsafeMutableRawPointer(out + i).storeBytes(of: mulAdd(powers, SIMD8<Float>(repeating: y), v), as: SIMD8<Float>.self)
+        UnsafeMutableRawPointer(out + i + 8).storeBytes(of: mulAdd(powers, SIMD8<Float>(repeating: middle), w), as: SIMD8<Float>.self)
         y = mulAdd(a16, y, mulAdd(a8, v[7], w[7]))
         i += 16
     }
     while i + 8 <= n {
         let v = prefix(i)
-        UnsafeMutableRawPointer(out + i).storeBytes(of: mulAdd(powers, SIMD8(repeating: y), v), as: SIMD8<Float>.self)
+        UnsafeMutableRawPointer(out + i).storeBytes(of: mulAdd(powers, SIMD8<Float>(repeating: y), v), as: SIMD8<Float>.self)
         y = mulAdd(a8, y, v[7])
         i += 8
     }

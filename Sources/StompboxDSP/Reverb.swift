@@ -278,10 +278,10 @@ public final class Reverb: StereoEffect {
         let powers = SIMD16(lowHalf: low8, highHalf: a8 * low8)
         @inline(__always) func damped(_ x: V, after y: Float) -> V {
             var v = x
-            v = mulAdd(V(repeating: a), SIMD16(0, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14]), v)
-            v = mulAdd(V(repeating: a2), SIMD16(0, 0, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13]), v)
-            v = mulAdd(V(repeating: a4), SIMD16(0, 0, 0, 0, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]), v)
-            v = mulAdd(V(repeating: a8), SIMD16(lowHalf: .zero, highHalf: v.lowHalf), v)
+            v = mulAdd(V(repeating: a), V(0, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14]), v)
+            v = mulAdd(V(repeating: a2), V(0, 0, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13]), v)
+            v = mulAdd(V(repeating: a4), V(0, 0, 0, 0, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11]), v)
+            v = mulAdd(V(repeating: a8), V(lowHalf: .zero, highHalf: v.lowHalf), v)
             return mulAdd(powers, V(repeating: y), v)
         }
         // Mixing matrix: H2 ⊗ Householder4, all entries ±1/(2√2): orthogonal and dense. The
