@@ -92,9 +92,8 @@ struct LiveEngineJackTests {
     /// more is retaken; it fails when every one of five pairs has more. When the stalls' windows
     /// cover more than half the pair, setting xruns aside proves nothing: such a pair counts only
     /// if Stompbox had no more xruns outright, and five of them are a known issue, not a pass.
-    /// (Five, as the sweep's takes: a fresh clone's run on 2026-11-27 failed three pairs with 1
-    /// and 2 xruns no stall explained against 0, among 31 and 21 against 3 and 4 in all, the
-    /// machine stalled 77 and 51 times in them; the same build passed it twice here right after, and once had no verdict: every pair drowned.)
+    /// (Five pairs, as the sweep has takes: a busy host can leave three in a row with an xrun or
+    /// two no stall explains.)
     @Test func dropoutsNoMoreThanAPassThroughClient() throws {
         let server = PrivateJackServer(period: 128)
         try server.start()

@@ -38,9 +38,8 @@ struct LiveEngineSettingsTests {
             func excess(_ run: LiveProbe.ScopeRun) -> Double { max(0, run.measuredMs - (run.settledTargetMs + blockMs + 4)) }
             var takes: [LiveProbe.ScopeRun] = []
             func clean(_ run: LiveProbe.ScopeRun) -> Bool { run.scopeDropouts == 0 && run.underruns + run.overruns == 0 && excess(run) == 0 }
-            // Up to five takes until one is clean: a fresh clone's run (2026-11-26, 23-30 host
-            // stalls a take) had a quiet take of PulseAudio 256/8 with one dropout that neither the
-            // engine nor the stall monitor saw, between two stalled ones; issue 8's open item.
+            // Up to five takes until one is clean: a busy host stalls several takes in a row, and a
+            // quiet take between stalled ones can still carry a dropout nobody saw.
             for _ in 0..<5 {
                 let run = try LiveProbe.scope(server, block: block, latencyMs: ms, seconds: 9)
                 takes.append(run)
@@ -95,9 +94,7 @@ struct LiveEngineSettingsTests {
     /// latency are read outside the windows around stalls (`LiveProbe.DriftRun.stallWindow`),
     /// which on a steady take is the whole minute. At a 20 ms margin (the sweep covers the small
     /// ones on a steady input). Up to five takes, as the sweep's settings; the best judged one
-    /// counts (a fresh clone's run on 2026-11-26, with the writer late by up to 18 ms and the
-    /// machine stalled 13 times in one 7 s sweep take, could judge one take of three, and it had
-    /// one underrun; the same build's takes held right after). When no take could
+    /// counts (a busy host can leave one take of three to judge, with a late writer). When no take could
     /// be judged, the runner reports a known issue with the figures: no verdict, not a pass.
     /// The rig is checked too: the writer and the recorded output, each timed against the
     /// monotonic clock, differ by the drift asked for (a 48 kHz null sink would not: see
@@ -122,8 +119,7 @@ struct LiveEngineSettingsTests {
         // A take that passed ends the takes and is the one judged; else the best of the judged ones
         // (fewest dropouts, then the steadiest latency), which fails the bars below. (The fewest
         // dropouts and steadiest latency alone could pick a take that failed on the drift it
-        // reported over a later one that passed: a fresh clone's run on 2026-11-27 had -383 ppm,
-        // range 0.34 ms, and then -307 ppm, range 0.38 ms.)
+        // reported over a later one that passed.)
         let passedTake = takes.last.flatMap { Self.passes($0, ppm) ? $0 : nil }
         guard let best = passedTake ?? takes.min(by: { ($0.dropouts, $0.latencyRangeMs) < ($1.dropouts, $1.latencyRangeMs) }) else {
             withKnownIssue("this machine held the simulated interface back too often to judge the loop") {
