@@ -182,18 +182,11 @@ public final class Chain {
                 }
             self.sampleRate = sampleRate
             self.maximumBlockSize = maximumBlockSize
-            dry.deallocate()
-            dry = .allocate(capacity: maximumBlockSize)
-            dry.initialize(repeating: 0)
-            dryRight.deallocate()
-            dryRight = .allocate(capacity: maximumBlockSize)
-            dryRight.initialize(repeating: 0)
-            clicks.deallocate()
-            clicks = .allocate(capacity: maximumBlockSize)
-            clicks.initialize(repeating: 0)
-            boardInput.deallocate()
-            boardInput = .allocate(capacity: maximumBlockSize)
-            boardInput.initialize(repeating: 0)
+            for buffer in [\Chain.dry, \Chain.dryRight, \Chain.clicks, \Chain.boardInput] {
+                self[keyPath: buffer].deallocate()
+                self[keyPath: buffer] = .allocate(capacity: maximumBlockSize)
+                self[keyPath: buffer].initialize(repeating: 0)
+            }
             fadeLength = max(1, Int(sampleRate * 0.005))
             for effect in instances.values { effect.prepare(sampleRate: sampleRate, maximumBlockSize: maximumBlockSize) }
             for twin in twins.values { twin.prepare(sampleRate: sampleRate, maximumBlockSize: maximumBlockSize) }
