@@ -39,7 +39,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         // Counts heap allocations inside the audio call for `make bench` (LD_PRELOADed on Linux).
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
     ],
@@ -56,6 +55,10 @@ let package = Package(
         // FFTW (single precision): the cabinet's partitioned convolution.
         .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f",
                        providers: [.apt(["libfftw3-dev"])]),
+        // Ed25519 for the licence keys (and SHA-256): Debian's libsodium, which builds in no time
+        // where swift-crypto's BoringSSL took minutes of every fresh build.
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium",
+                       providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CLilv", pkgConfig: "lilv-0",
                        providers: [.apt(["liblilv-dev"])]),
         .systemLibrary(name: "CGtk", pkgConfig: "gtk+-3.0",
@@ -82,8 +85,7 @@ let package = Package(
             "StompboxDSP", "CSndfile", "CPulse", "CJack", "CSamplerate", "CAudioShim", "CLilv", "CLV2Host", "CALSAMIDI",
         ]),
         .target(name: "StompboxCore", dependencies: [
-            "StompboxDSP",
-            .product(name: "Crypto", package: "swift-crypto"),
+            "StompboxDSP", "CSodium",
         ]),
         .target(name: "StompboxUI", dependencies: [
             "StompboxDSP", "StompboxAudio", "StompboxCore", "CGtk", "CStompboxShim",
@@ -102,8 +104,11 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
-        // Signals and measurements shared by the tests and the benchmark.
-        .target(name: "StompboxTestSupport", dependencies: ["StompboxDSP", "StompboxAudio", "CAudioShim", "CJack", "CALSAMIDI"]),
+        // Signals and measurements shared by the tests and the benchmark. Optimised in debug
+        // builds too: the live tests' scope analysis (correlation searches over seconds of
+        // audio) and the signal helpers otherwise cost more time than the takes they judge.
+        .target(name: "StompboxTestSupport", dependencies: ["StompboxDSP", "StompboxAudio", "CAudioShim", "CJack", "CALSAMIDI"],
+                swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // Plays into a JACK port and records another (the PipeWire-JACK tests run it under pw-jack).
         .executableTarget(name: "StompboxJackProbe", dependencies: ["StompboxTestSupport"]),
         .executableTarget(name: "StompboxBench", dependencies: [

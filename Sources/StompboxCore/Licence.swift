@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// A licence key: a short text that unlocks one product for one licensee, verified offline.
@@ -7,7 +6,7 @@ import Foundation
 ///
 ///     [1: format version = 1] [1: n] [n: product id, ASCII] [1: m] [m: licensee, UTF-8] [64: signature]
 ///
-/// The signature is Ed25519 (swift-crypto) over `"stompbox-licence\0"` followed by every byte
+/// The signature is Ed25519 (`Ed25519`, libsodium) over `"stompbox-licence\0"` followed by every byte
 /// before it, so changing any byte of the key (version, lengths, product, licensee or the
 /// signature itself) makes it invalid. Reading is forgiving about what copy and paste does
 /// (lower case, spaces, line breaks, dashes between groups) and strict about everything else.
@@ -42,11 +41,7 @@ public struct Licence: Equatable, Sendable {
         bytes += Array(product.utf8)
         bytes.append(UInt8(licensee.utf8.count))
         bytes += Array(licensee.utf8)
-        let signature: Data
-        do { signature = try signingKey.key.signature(for: signatureContext + bytes) } catch {
-            throw .signingFailed("\(error)")
-        }
-        bytes += Array(signature)
+        bytes += Array(Ed25519.sign(signatureContext + bytes, seed: signingKey.seed))
         return Licence(product: product, licensee: licensee, key: prefix + Base32.encode(bytes))
     }
 
@@ -55,7 +50,7 @@ public struct Licence: Equatable, Sendable {
         let bytes = try decode(text)
         let (product, licensee, signedLength) = try parse(bytes)
         let signature = bytes[signedLength...]
-        guard publicKey.key.isValidSignature(signature, for: signatureContext + bytes[..<signedLength]) else {
+        guard Ed25519.isValidSignature(signature, for: signatureContext + bytes[..<signedLength], publicKey: publicKey.rawRepresentation) else {
             throw .badSignature
         }
         return Licence(product: product, licensee: licensee, key: prefix + Base32.encode(bytes))
@@ -114,18 +109,14 @@ public struct Licence: Equatable, Sendable {
 public struct LicencePublicKey: Sendable {
     public static let label = "ed25519-public"
     public static let shippedFileName = "store-public-key.txt"
-    /// The 32 raw bytes (checked at init); kept instead of the key object, which is not Sendable.
+    /// The 32 raw bytes (checked at init).
     public let rawRepresentation: Data
-    var key: Curve25519.Signing.PublicKey {
-        // swiftlint:disable:next force_try
-        try! Curve25519.Signing.PublicKey(rawRepresentation: rawRepresentation)
-    }
 
-    public init(_ key: Curve25519.Signing.PublicKey) { rawRepresentation = key.rawRepresentation }
+    init(checked raw: Data) { rawRepresentation = raw }
 
     public init(text: String, source: String) throws(LicenceError) {
         let raw = try KeyFileText.read(text, label: LicencePublicKey.label, source: source)
-        do { _ = try Curve25519.Signing.PublicKey(rawRepresentation: raw) } catch {
+        guard Ed25519.isValidPublicKey(raw) else {
             throw .badKeyFile(path: source, "it does not hold an Ed25519 public key")
         }
         rawRepresentation = raw
@@ -146,19 +137,13 @@ public struct LicenceSigningKey: Sendable {
     public static let fileName = "store-private-key.txt"
     /// The 32-byte seed (checked at init).
     let seed: Data
-    var key: Curve25519.Signing.PrivateKey {
-        // swiftlint:disable:next force_try
-        try! Curve25519.Signing.PrivateKey(rawRepresentation: seed)
-    }
 
     /// A new random key pair.
-    public init() { seed = Curve25519.Signing.PrivateKey().rawRepresentation }
+    public init() { seed = Ed25519.randomSeed() }
 
     public init(text: String, source: String) throws(LicenceError) {
         let raw = try KeyFileText.read(text, label: LicenceSigningKey.label, source: source)
-        do { _ = try Curve25519.Signing.PrivateKey(rawRepresentation: raw) } catch {
-            throw .badKeyFile(path: source, "it does not hold an Ed25519 private key")
-        }
+        // Every 32-byte seed is a private key (KeyFileText.read checked the length).
         seed = raw
     }
 
@@ -166,7 +151,7 @@ public struct LicenceSigningKey: Sendable {
         try self.init(text: KeyFileText.load(url), source: url.path)
     }
 
-    public var publicKey: LicencePublicKey { LicencePublicKey(key.publicKey) }
+    public var publicKey: LicencePublicKey { LicencePublicKey(checked: Ed25519.publicKey(seed: seed)) }
     public var fileText: String {
         "# Stompbox store PRIVATE key: signs licence keys. Keep it secret; never commit it.\n\(LicenceSigningKey.label) \(seed.base64EncodedString())\n"
     }
@@ -211,7 +196,6 @@ public enum LicenceError: Error, Equatable, CustomStringConvertible {
     case badProductID(String)
     case badLicensee(String)
     case badKeyFile(path: String, String)
-    case signingFailed(String)
 
     public var description: String {
         switch self {
@@ -235,8 +219,6 @@ public enum LicenceError: Error, Equatable, CustomStringConvertible {
             "bad licensee '\(name)' (use 1 to 64 bytes of text, no control characters or surrounding spaces)"
         case .badKeyFile(let path, let why):
             "cannot use the key file \(path): \(why)"
-        case .signingFailed(let why):
-            "cannot sign the licence key: \(why)"
         }
     }
 }
