@@ -8,7 +8,7 @@ TEST_DEPS  := $(BUILD_DEPS) jackd2 lv2file x42-plugins guitarix-lv2 calf-plugins
 BENCH_DEPS := $(TEST_DEPS) matchbox-window-manager
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run check test bench build deps-run deps-test deps-bench check-swift clean
+.PHONY: run check test soak bench build deps-run deps-test deps-bench check-swift clean
 
 run: deps-run check-swift
 	$(SWIFT) build -c release --product stompbox-window
@@ -33,6 +33,12 @@ check: deps-test check-swift
 test: check
 	STOMPBOX_TEST_TIER=window $(SWIFT) test --skip-build --no-parallel --filter "$(WINDOW_SUITES)"
 	STOMPBOX_TEST_TIER=live $(SWIFT) test --skip-build --no-parallel --filter "$(LIVE_SUITES)"
+
+# The live tests' long measurements in full (LiveScale): every block and margin on both servers,
+# each drift direction for a minute, twenty unplugs of each device. About 20 minutes.
+soak: deps-test check-swift
+	$(SWIFT) build --build-tests
+	STOMPBOX_SOAK=1 STOMPBOX_TEST_TIER=live $(SWIFT) test --skip-build --no-parallel --filter "$(LIVE_SUITES)"
 
 bench: deps-bench check-swift
 	$(SWIFT) build -c release --product StompboxBench

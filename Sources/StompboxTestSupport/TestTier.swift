@@ -19,3 +19,19 @@ public enum TestTier {
 public struct TestTierError: Error, CustomStringConvertible {
     public let description: String
 }
+
+/// How much the live tests play of their longest real-time measurements. `make test` (the
+/// whole suite, and CI's command) plays each of them at a few settings for a few seconds;
+/// `make soak` (`STOMPBOX_SOAK=1`) plays the full grids: every block and margin on both
+/// servers, each drift direction for a minute, twenty unplugs of each device. The checks and
+/// their bars are the same at both scales; only how much is played differs.
+public enum LiveScale {
+    public static let variable = "STOMPBOX_SOAK"
+    public static let soak = ProcessInfo.processInfo.environment[variable] == "1"
+
+    /// `short` in `make test`, `soak` in `make soak`.
+    public static func pick<T>(_ short: T, soak: T) -> T { Self.soak ? soak : short }
+
+    /// Said once per measurement, so a log tells which scale it holds.
+    public static var name: String { soak ? "soak (\(variable)=1)" : "short (make soak plays the full grid)" }
+}

@@ -206,19 +206,20 @@ struct LiveEngineTests {
         return (state, nil)
     }
 
-    @Test func inputUnpluggedTwentyTimes() throws {
-        try unplugTwentyTimes("input", waiting: .waitingForInput, measureIdleCPU: true,
+    @Test func inputUnpluggedAgainAndAgain() throws {
+        try unplugAgainAndAgain("input", waiting: .waitingForInput, measureIdleCPU: true,
                               unplug: { try $0.unplugInput() }, plug: { try $0.plugInput() })
     }
 
-    @Test func outputUnpluggedTwentyTimes() throws {
-        try unplugTwentyTimes("output", waiting: .waitingForOutput, measureIdleCPU: false,
+    @Test func outputUnpluggedAgainAndAgain() throws {
+        try unplugAgainAndAgain("output", waiting: .waitingForOutput, measureIdleCPU: false,
                               unplug: { try $0.unplugOutput() }, plug: { try $0.plugOutput() })
     }
 
-    /// Unplugs a device twenty times: each time the engine reports `waiting`, and within 1 s of
-    /// the device's return it is running and the input's sound reaches the amp again.
-    private func unplugTwentyTimes(_ device: String, waiting: LiveState, measureIdleCPU: Bool,
+    /// Unplugs a device again and again (five times in `make test`, twenty in `make soak`):
+    /// each time the engine reports `waiting`, and within 1 s of the device's return it is
+    /// running and the input's sound reaches the amp again.
+    private func unplugAgainAndAgain(_ device: String, waiting: LiveState, measureIdleCPU: Bool,
                                    unplug: (PrivatePulseServer) throws -> Void,
                                    plug: (PrivatePulseServer) throws -> Void,
                                    sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -230,7 +231,8 @@ struct LiveEngineTests {
         try #require(Self.wait(for: .running, engine, timeout: 5) != nil, sourceLocation: sourceLocation)
         var recoveries: [Double] = []
         var sounding: [Double] = []
-        for round in 0..<20 {
+        let rounds = LiveScale.pick(5, soak: 20)
+        for round in 0..<rounds {
             // A round the host disturbed (it stood the machine still while the device came back)
             // is played again, up to twice; a round that fails with the host quiet is a failure.
             var disturbed: [String] = []
@@ -271,7 +273,7 @@ struct LiveEngineTests {
                 break
             }
         }
-        print("\(device) hot-plug over 20 rounds: running again after \(recoveries.min() ?? -1)…\(recoveries.max() ?? -1) s; "
+        print("\(device) hot-plug over \(rounds) rounds (\(LiveScale.name)): running again after \(recoveries.min() ?? -1)…\(recoveries.max() ?? -1) s; "
               + "sound matching the input at the amp after \(sounding.min() ?? -1)…\(sounding.max() ?? -1) s (\(sounding.count) rounds)")
     }
 
