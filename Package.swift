@@ -125,7 +125,11 @@ let package = Package(
         .testTarget(name: "StompboxDSPTests", dependencies: ["StompboxDSP", "StompboxTestSupport"]),
         .testTarget(name: "StompboxAudioTests", dependencies: ["StompboxTestTags", "StompboxAudio", "StompboxTestSupport"]),
         .testTarget(name: "StompboxCoreTests", dependencies: ["StompboxCore", "StompboxTestSupport"]),
-        .testTarget(name: "StompboxSessionTests", dependencies: ["StompboxSession", "StompboxTestSupport"]),
+        .testTarget(name: "StompboxSessionTests", dependencies: [
+            "StompboxSession", "StompboxTestSupport",
+            // The hostile-file tests build crafted archives.
+            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+        ]),
         .testTarget(name: "StompboxUITests", dependencies: ["StompboxTestTags", "StompboxUI", "StompboxTestSupport"]),
         .testTarget(name: "stompboxTests", dependencies: ["StompboxTestTags", "StompboxTestSupport", "StompboxAudio", "StompboxCore", "StompboxSession"]),
     ],

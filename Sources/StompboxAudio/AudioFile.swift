@@ -304,8 +304,13 @@ public enum AudioFile {
         try AudioFileReader(path: path).readAll()
     }
 
-    /// Writes `buffer` atomically in the format of `path`'s extension (24-bit PCM unless told).
-    public static func write(_ buffer: AudioBuffer, to path: String, samples: AudioSampleFormat = .pcm24) throws(AudioFileError) {
+    /// Writes `buffer` atomically in the format of `path`'s extension (24-bit PCM).
+    public static func write(_ buffer: AudioBuffer, to path: String) throws(AudioFileError) {
+        try write(buffer, to: path, samples: .pcm24)
+    }
+
+    /// Writes `buffer` atomically in the format of `path`'s extension with `samples`.
+    public static func write(_ buffer: AudioBuffer, to path: String, samples: AudioSampleFormat) throws(AudioFileError) {
         let out = try AtomicAudioFileWriter(path: path, sampleRate: buffer.sampleRate, channels: buffer.channels, samples: samples)
         try buffer.samples.withUnsafeBufferPointer { (p) throws(AudioFileError) in
             if let base = p.baseAddress { try out.write(base, frames: buffer.frames) }
