@@ -167,8 +167,8 @@ public final class Session {
         manifest.track(id).flatMap { files[$0.file] }
     }
 
-    /// Lowercase hex SHA-256.
-    static func sha256(_ bytes: Data) -> String {
+    /// Lowercase hex SHA-256, as a track's `sha256` gives it.
+    public static func sha256(_ bytes: Data) -> String {
         SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
     }
 }
