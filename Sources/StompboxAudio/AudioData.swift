@@ -6,7 +6,9 @@ import Foundation
 /// temporary file anywhere.
 public enum AudioData {
     /// Decodes a whole file's bytes (any format libsndfile reads). `name` names it in errors.
-    public static func decode(_ bytes: Data, name: String) throws(AudioFileError) -> AudioBuffer {
+    /// With `maximumFrames`, a file that decodes to more is refused once it passes that, so a
+    /// small file that inflates enormously (FLAC of silence) cannot fill memory.
+    public static func decode(_ bytes: Data, name: String, maximumFrames: Int? = nil) throws(AudioFileError) -> AudioBuffer {
         let memory = MemoryFile(Array(bytes))
         var io = MemoryFile.io
         var info = SF_INFO()
@@ -26,6 +28,9 @@ public enum AudioData {
             let n = scratch.withUnsafeMutableBufferPointer { Int(sf_readf_float(file, $0.baseAddress, sf_count_t(chunk))) }
             if n <= 0 { break }
             samples.append(contentsOf: scratch[0..<n * channels])
+            if let maximumFrames, samples.count > maximumFrames * channels {
+                throw .notAudio(path: name, detail: "it decodes to more than the \(maximumFrames) frames expected")
+            }
         }
         if sf_error(file) != SF_ERR_NO_ERROR {
             throw .ioFailed(path: name, reason: "reading failed: \(sndfileMessage(file))")

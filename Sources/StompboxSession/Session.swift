@@ -125,6 +125,9 @@ public final class Session {
         }
         guard !author.trimmingCharacters(in: .whitespaces).isEmpty else { throw fail(.invalid("a track needs an author")) }
         let audio = audio.sampleRate == manifest.sampleRate ? audio : audio.resampled(to: manifest.sampleRate)
+        guard start + audio.frames <= SessionTrack.maximumFrames else {
+            throw fail(.invalid("a track may end at frame \(SessionTrack.maximumFrames) at the latest"))
+        }
         let id = nextID(kind)
         let file = "audio/\(id).\(format.fileExtension)"
         let bytes: Data
@@ -154,7 +157,9 @@ public final class Session {
         guard let track = manifest.track(id) else { throw fail(.unknownTrack(id)) }
         guard let bytes = files[track.file] else { throw fail(.missingAudio(track: id, file: track.file)) }
         let audio: AudioBuffer
-        do { audio = try AudioData.decode(bytes, name: track.file) } catch { throw fail(.audio(error)) }
+        do { audio = try AudioData.decode(bytes, name: track.file, maximumFrames: track.frames) } catch {
+            throw fail(.wrongAudio(track: id, file: track.file, detail: "cannot be decoded as the manifest says (\(error.description))"))
+        }
         guard audio.frames == track.frames else {
             throw fail(.wrongAudio(track: id, file: track.file, detail: "decodes to \(audio.frames) frames, the manifest says \(track.frames)"))
         }

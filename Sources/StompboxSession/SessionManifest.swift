@@ -132,6 +132,9 @@ public struct SessionTrack: Equatable, Sendable {
     }
 
     public static let gains = -120.0...24.0
+    /// Where a track may end at the latest: over 12 hours at 48 kHz. A mixdown is made in memory,
+    /// so a manifest's frame numbers must not ask for more than a machine can hold.
+    public static let maximumFrames = Int(Int32.max)
     public static let pans = -1.0...1.0
     public static let maximumChannels = 8
 
@@ -150,8 +153,11 @@ public struct SessionTrack: Equatable, Sendable {
         self.kind = kind
         file = try f.string("file")
         guard Self.isSafeAudioPath(file) else { throw .unsafePath(file) }
-        start = try f.integer("start", in: 0...Int(Int32.max) * 64)
-        frames = try f.integer("frames", in: 0...Int(Int32.max) * 64)
+        start = try f.integer("start", in: 0...Self.maximumFrames)
+        frames = try f.integer("frames", in: 0...Self.maximumFrames)
+        guard start + frames <= Self.maximumFrames else {
+            throw .badManifest("track '\(id)' ends after frame \(Self.maximumFrames), more than a session may hold")
+        }
         channels = try f.integer("channels", in: 1...Self.maximumChannels)
         gainDB = try f.number("gain_db", in: Self.gains)
         pan = try f.number("pan", in: Self.pans)

@@ -31,7 +31,7 @@ struct SessionAddCommand: ParsableCommand {
 
     func run() throws {
         let s = SessionCLI.open(session)
-        let startFrame = SessionCLI.whole(start, option: "--start", default: 0, in: 0...Int(Int32.max) * 64)
+        let startFrame = SessionCLI.whole(start, option: "--start", default: 0, in: 0...SessionTrack.maximumFrames)
         let gain = SessionCLI.number(gainDB, option: "--gain-db", default: 0, in: SessionTrack.gains)
         let place = SessionCLI.number(pan, option: "--pan", default: 0, in: SessionTrack.pans)
         let storage = SessionCLI.audioFormat(format)

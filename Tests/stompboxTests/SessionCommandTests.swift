@@ -136,6 +136,28 @@ import Testing
                           mentioning: ["no board of its own"])
     }
 
+    /// A second render into the same session adds its two tracks and keeps the first two as they were.
+    @Test func aSecondRenderAddsToTheSession() throws {
+        let w = try Workspace()
+        try expectSuccess(["render", "in.wav", "a.wav", "--session", "s.stompsession", "--author", "ana",
+                           "--chain", "overdrive", "--set", "overdrive.enabled=on"], in: w.url)
+        let first = try Session.open(w.file("s.stompsession")).manifest.tracks
+        try expectSuccess(["render", "in.wav", "b.flac", "--session", "s.stompsession", "--author", "ben",
+                           "--chain", "delay", "--set", "delay.enabled=on", "--tail", "0.25"], in: w.url)
+        let tracks = try Session.open(w.file("s.stompsession")).manifest.tracks
+        #expect(Array(tracks.prefix(2)) == first)
+        #expect(tracks.map(\.id) == ["di-1", "wet-2", "di-3", "wet-4"])
+        #expect(tracks.map(\.mute) == [true, false, true, false])
+        #expect(tracks[3].author == "ben" && tracks[3].frames == 48_000 + 12_000)
+        guard case .object(let board)? = tracks[3].board, case .array(let chain)? = board["chain"] else {
+            Issue.record("the wet track has no board")
+            return
+        }
+        #expect(chain == [.string("delay")])
+        // Not a session: one line.
+        try expectFailure(["session", "info", "a.wav"], in: w.url, mentioning: ["'a.wav'", "not a session file"])
+    }
+
     /// `render --session` into a session at another rate is refused before anything is rendered.
     @Test func renderIntoASessionAtAnotherRateIsRefused() throws {
         let w = try Workspace()
