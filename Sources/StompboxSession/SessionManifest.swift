@@ -1,5 +1,6 @@
 import Foundation
 import StompboxCore
+import StompboxDSP
 
 /// `session.json`, the manifest at the root of a session file:
 ///
@@ -31,7 +32,8 @@ public struct SessionManifest: Equatable, Sendable {
 
     /// The rates a session may have.
     public static let sampleRates = 8_000...384_000
-    public static let tempos = 20.0...400.0
+    /// The tempo parameter's range: a session's tempo is the board's `tempo.bpm`.
+    public static let tempos = Double(Parameter.tempo.spec.minimum)...Double(Parameter.tempo.spec.maximum)
 
     public init(json: JSONValue) throws(SessionError.Problem) {
         var top = try Fields(json, "session.json")

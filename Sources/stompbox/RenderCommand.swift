@@ -64,7 +64,7 @@ struct RenderCommand: ParsableCommand {
         do {
             let store = StoreGate(publicKeyFile: publicKey)
             let plan = try makePlan(gate: store.gate)
-            let target = try session.map { path throws(CommandLineError) in try RenderSession(path: path, input: input) }
+            let target = try session.map { path throws(CommandLineError) in try RenderSession(path: path, input: input, tempo: Double(plan[.tempo])) }
             let renderer = OfflineRenderer(plan: plan)
             renderer.warn = { warn($0) }
             // Every value the render sets, --at ones included, passes the licence gate.

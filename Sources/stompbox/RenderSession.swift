@@ -8,17 +8,18 @@ import StompboxSession
 struct RenderSession {
     let session: Session
 
-    init(path: String, input: String) throws(CommandLineError) {
+    /// A new session takes IN's rate and the plan's tempo.
+    init(path: String, input: String, tempo: Double) throws(CommandLineError) {
         let rate: Int
         do { rate = try AudioFileReader(path: input).sampleRate } catch { throw CommandLineError(error.description) }
-        if SafeExists.at(path) {
+        if SessionCLI.exists(path) {
             do { session = try Session.open(path) } catch { throw CommandLineError(error.description) }
             // The DI must keep its samples to be re-amped into the same wet track: no resampling.
             guard session.manifest.sampleRate == rate else {
                 throw CommandLineError("session '\(path)' is at \(session.manifest.sampleRate) Hz and '\(input)' at \(rate) Hz; render into a session at \(rate) Hz")
             }
         } else {
-            do { session = try Session(path: path, sampleRate: rate, tempoBPM: 120) } catch { throw CommandLineError(error.description) }
+            do { session = try Session(path: path, sampleRate: rate, tempoBPM: tempo) } catch { throw CommandLineError(error.description) }
         }
     }
 

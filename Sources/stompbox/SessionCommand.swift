@@ -61,6 +61,11 @@ enum SessionCLI {
         return preset.json
     }
 
+    /// True for anything at the path, a dangling link included.
+    static func exists(_ path: String) -> Bool {
+        (try? FileManager.default.attributesOfItem(atPath: path)) != nil
+    }
+
     /// Who made a track when the command does not say: the login name.
     static var defaultAuthor: String {
         let name = ProcessInfo.processInfo.environment["USER"] ?? ""

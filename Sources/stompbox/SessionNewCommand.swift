@@ -25,15 +25,8 @@ struct SessionNewCommand: ParsableCommand {
         let made: Session
         do { made = try Session(path: session, sampleRate: r, tempoBPM: t) } catch { fail(error.description) }
         // Never over an existing file: a session holds work that is not elsewhere.
-        if SafeExists.at(session) { fail(SessionError(path: session, .exists).description) }
+        if SessionCLI.exists(session) { fail(SessionError(path: session, .exists).description) }
         SessionCLI.save(made)
         print("wrote \(session): \(r) Hz, \(SessionCLI.formatted(t)) BPM, no tracks")
-    }
-}
-
-enum SafeExists {
-    /// True for anything at the path, a dangling link included.
-    static func at(_ path: String) -> Bool {
-        (try? FileManager.default.attributesOfItem(atPath: path)) != nil
     }
 }
