@@ -81,7 +81,8 @@ enum SessionArchive {
     private static func extract(_ entry: Entry, from archive: Archive) throws(SessionError.Problem) -> Data {
         let declared = entry.uncompressedSize
         var data = Data()
-        data.reserveCapacity(Int(declared))
+        // Reserved up to 64 MiB only: the declared size is the file's word, not yet its bytes.
+        data.reserveCapacity(Int(min(declared, 64 << 20)))
         var overflowed = false
         let crc: CRC32
         do {
