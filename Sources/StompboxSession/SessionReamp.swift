@@ -30,6 +30,7 @@ extension Session {
         do { try bytes.write(to: input) } catch {
             throw fail(.unwritable("cannot write the dry track for the render (\(error.localizedDescription))"))
         }
+        renderer.samples = format.samples
         let wet: AudioBuffer
         do {
             try renderer.render(input: input.path, output: output.path)
