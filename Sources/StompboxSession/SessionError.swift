@@ -57,7 +57,7 @@ public struct SessionError: Error, Equatable, CustomStringConvertible {
             case .missing: "does not exist"
             case .exists: "exists already and is left as it is"
             case .notAnArchive(let detail): "is not a session file (not a readable ZIP archive: \(detail))"
-            case .unsafePath(let entry): "refused: the entry '\(entry)' has a path that climbs out of the session (absolute or with '..')"
+            case .unsafePath(let entry): "refused: the entry '\(entry)' has a path that climbs out of the session (absolute, with '..', or another system's folder marks)"
             case .link(let entry): "refused: the entry '\(entry)' is a symbolic link"
             case .tooLarge(let entry, let declared, let limit):
                 "refused: the entry '\(entry)' declares \(declared) bytes, more than a session may hold (\(limit))"

@@ -154,7 +154,10 @@ public struct SessionTrack: Equatable, Sendable {
         }
         self.kind = kind
         file = try f.string("file")
-        guard Self.isSafeAudioPath(file) else { throw .unsafePath(file) }
+        guard SessionArchive.isSafeEntryPath(file) else { throw .unsafePath(file) }
+        guard Self.isSafeAudioPath(file) else {
+            throw .badManifest("track '\(id)': file '\(file)' must be audio/NAME (a file directly in the audio folder)")
+        }
         start = try f.integer("start", in: 0...Self.maximumFrames)
         frames = try f.integer("frames", in: 0...Self.maximumFrames)
         guard start + frames <= Self.maximumFrames else {

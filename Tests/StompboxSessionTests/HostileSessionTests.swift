@@ -28,6 +28,10 @@ import Testing
             let object = changingTrack(try manifestObject(good), 0) { $0["file"] = .string("audio/../../evil.flac") }
             try writeArchive(replacingManifest(good, with: object), to: path)
         },
+        Case(name: "a track file outside the audio folder", mentions: ["track 'di-1'", "'session.json' must be audio/NAME"]) { good, path in
+            let object = changingTrack(try manifestObject(good), 0) { $0["file"] = .string("session.json") }
+            try writeArchive(replacingManifest(good, with: object), to: path)
+        },
         Case(name: "a symbolic link", mentions: ["'audio/passwd'", "symbolic link"]) { good, path in
             try writeArchive(good, to: path, symlinks: [("audio/passwd", "/etc/passwd")])
         },
