@@ -29,7 +29,8 @@ let dspCodegen: [SwiftSetting] = Context.environment["STOMPBOX_PORTABLE"] == "1"
 // so an overlapping access is still caught there.
 let dspReleaseFlags: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
-// Layers, bottom to top: StompboxDSP (pure Swift) → StompboxAudio / StompboxCore → StompboxUI → stompbox.
+// Layers, bottom to top: StompboxDSP (pure Swift) → StompboxAudio / StompboxCore → StompboxSession
+// → StompboxUI and the executables.
 // Nothing imports a layer above it.
 let package = Package(
     name: "Stompbox",
@@ -39,6 +40,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // Reads and writes a session file (a ZIP archive).
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
         // Counts heap allocations inside the audio call for `make bench` (LD_PRELOADed on Linux).
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.6.1"),
     ],
@@ -87,6 +90,11 @@ let package = Package(
         .target(name: "StompboxCore", dependencies: [
             "StompboxDSP", "CSodium",
         ]),
+        // The session file (a ZIP of a manifest and the tracks' audio), mixdown and re-amping.
+        .target(name: "StompboxSession", dependencies: [
+            "StompboxDSP", "StompboxAudio", "StompboxCore",
+            "CSodium", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+        ]),
         .target(name: "StompboxUI", dependencies: [
             "StompboxDSP", "StompboxAudio", "StompboxCore", "CGtk", "CStompboxShim",
         ]),
@@ -95,7 +103,7 @@ let package = Package(
         // `swift build --static-swift-stdlib` does, for this program only): a `render` then
         // skips resolving thousands of their symbols at start (see `make bench`).
         .executableTarget(name: "stompbox", dependencies: [
-            "StompboxDSP", "StompboxAudio", "StompboxCore",
+            "StompboxDSP", "StompboxAudio", "StompboxCore", "StompboxSession",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))],
            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]),
@@ -121,8 +129,13 @@ let package = Package(
         .testTarget(name: "StompboxDSPTests", dependencies: ["StompboxDSP", "StompboxTestSupport"]),
         .testTarget(name: "StompboxAudioTests", dependencies: ["StompboxTestTags", "StompboxAudio", "StompboxTestSupport"]),
         .testTarget(name: "StompboxCoreTests", dependencies: ["StompboxCore", "StompboxTestSupport"]),
+        .testTarget(name: "StompboxSessionTests", dependencies: [
+            "StompboxSession", "StompboxTestSupport",
+            // The hostile-file tests build crafted archives.
+            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+        ]),
         .testTarget(name: "StompboxUITests", dependencies: ["StompboxTestTags", "StompboxUI", "StompboxTestSupport"]),
-        .testTarget(name: "stompboxTests", dependencies: ["StompboxTestTags", "StompboxTestSupport", "StompboxAudio", "StompboxCore"]),
+        .testTarget(name: "stompboxTests", dependencies: ["StompboxTestTags", "StompboxTestSupport", "StompboxAudio", "StompboxCore", "StompboxSession"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -59,15 +59,36 @@ public enum AudioFileFormat: String, CaseIterable, Sendable {
         }
     }
 
-    /// libsndfile's major format | 24-bit PCM.
-    var sndfileFormat: Int32 {
+    /// libsndfile's major format | the sample encoding (24-bit PCM unless told).
+    func sndfileFormat(_ samples: AudioSampleFormat = .pcm24) -> Int32 {
         let major: Int32
         switch self {
         case .wav: major = Int32(SF_FORMAT_WAV)
         case .aiff: major = Int32(SF_FORMAT_AIFF)
         case .flac: major = Int32(SF_FORMAT_FLAC)
         }
-        return major | Int32(SF_FORMAT_PCM_24)
+        return major | samples.sndfileSubtype
+    }
+}
+
+/// How samples are stored. 24-bit PCM is the default (see `AudioFileFormat`); 32-bit float is
+/// for audio that must keep peaks above full scale or every bit of a float signal (a session's
+/// tracks, on request). FLAC holds PCM only.
+public enum AudioSampleFormat: String, CaseIterable, Sendable {
+    case pcm24, float32
+
+    var sndfileSubtype: Int32 {
+        switch self {
+        case .pcm24: Int32(SF_FORMAT_PCM_24)
+        case .float32: Int32(SF_FORMAT_FLOAT)
+        }
+    }
+
+    var name: String {
+        switch self {
+        case .pcm24: "24-bit"
+        case .float32: "32-bit float"
+        }
     }
 }
 
@@ -152,7 +173,7 @@ public final class AudioFileReader {
     }
 }
 
-/// Writes 24-bit PCM in the format of the path's extension, straight to `path`.
+/// Writes 24-bit PCM (or `samples`) in the format of the path's extension, straight to `path`.
 /// For an output that must never be left half-written, use `AtomicAudioFileWriter`.
 public final class AudioFileWriter {
     public let path: String
@@ -163,7 +184,7 @@ public final class AudioFileWriter {
 
     /// `reportedPath` names the file in errors (the temporary file's final name, for instance).
     public init(path: String, format: AudioFileFormat, sampleRate: Int, channels: Int,
-                reportedPath: String? = nil) throws(AudioFileError) {
+                samples: AudioSampleFormat = .pcm24, reportedPath: String? = nil) throws(AudioFileError) {
         let shown = reportedPath ?? path
         self.path = shown
         self.format = format
@@ -175,16 +196,16 @@ public final class AudioFileWriter {
         var info = SF_INFO()
         info.samplerate = Int32(clamping: sampleRate)
         info.channels = Int32(clamping: channels)
-        info.format = format.sndfileFormat
+        info.format = format.sndfileFormat(samples)
         guard sf_format_check(&info) == SF_TRUE else {
-            throw .unsupported(path: shown, reason: "\(format.name) cannot hold \(channels) channels at \(sampleRate) Hz")
+            throw .unsupported(path: shown, reason: "\(format.name) cannot hold \(channels) channels of \(samples.name) samples at \(sampleRate) Hz")
         }
         guard let file = sf_open(path, Int32(SFM_WRITE), &info) else {
             throw .unwritable(path: shown, reason: sndfileMessage(nil))
         }
         self.file = file
         // Float → integer: saturate at full scale rather than wrap around.
-        sf_command(file, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+        if samples == .pcm24 { sf_command(file, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE)) }
     }
 
     deinit { if let file { sf_close(file) } }
@@ -226,7 +247,7 @@ public final class AtomicAudioFileWriter {
     public let temporaryPath: String
     private var writer: AudioFileWriter?
 
-    public init(path: String, sampleRate: Int, channels: Int) throws(AudioFileError) {
+    public init(path: String, sampleRate: Int, channels: Int, samples: AudioSampleFormat = .pcm24) throws(AudioFileError) {
         let format = try AudioFileFormat(path: path)
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
@@ -242,7 +263,7 @@ public final class AtomicAudioFileWriter {
         temporaryPath = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(suffix).partial").path
         writer = try AudioFileWriter(path: temporaryPath, format: format, sampleRate: sampleRate,
-                                     channels: channels, reportedPath: path)
+                                     channels: channels, samples: samples, reportedPath: path)
     }
 
     deinit { discard() }
@@ -285,7 +306,12 @@ public enum AudioFile {
 
     /// Writes `buffer` atomically in the format of `path`'s extension (24-bit PCM).
     public static func write(_ buffer: AudioBuffer, to path: String) throws(AudioFileError) {
-        let out = try AtomicAudioFileWriter(path: path, sampleRate: buffer.sampleRate, channels: buffer.channels)
+        try write(buffer, to: path, samples: .pcm24)
+    }
+
+    /// Writes `buffer` atomically in the format of `path`'s extension with `samples`.
+    public static func write(_ buffer: AudioBuffer, to path: String, samples: AudioSampleFormat) throws(AudioFileError) {
+        let out = try AtomicAudioFileWriter(path: path, sampleRate: buffer.sampleRate, channels: buffer.channels, samples: samples)
         try buffer.samples.withUnsafeBufferPointer { (p) throws(AudioFileError) in
             if let base = p.baseAddress { try out.write(base, frames: buffer.frames) }
         }
@@ -293,7 +319,7 @@ public enum AudioFile {
     }
 }
 
-private func sndfileMessage(_ file: OpaquePointer?) -> String {
+func sndfileMessage(_ file: OpaquePointer?) -> String {
     var text = String(cString: sf_strerror(file)).trimmingCharacters(in: .whitespacesAndNewlines)
     if text.hasSuffix(".") { text.removeLast() }
     return text

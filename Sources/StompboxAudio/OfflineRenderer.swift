@@ -128,6 +128,9 @@ public final class OfflineRenderer {
     /// Told, before the render starts, what will not sound as set (a cabinet whose response
     /// cannot be read passes its input through).
     public var warn: (String) -> Void = { _ in }
+    /// How the output's samples are stored: 24-bit PCM (the default), or 32-bit float in a WAV
+    /// (a session's float track keeps every bit of the render).
+    public var samples: AudioSampleFormat = .pcm24
 
     public init(plan: RenderPlan) {
         self.plan = plan
@@ -168,7 +171,7 @@ public final class OfflineRenderer {
         guard outputChannels >= 1 else { throw .badChannels(outputChannels) }
         let writer: AtomicAudioFileWriter
         do {
-            writer = try AtomicAudioFileWriter(path: output, sampleRate: reader.sampleRate, channels: outputChannels)
+            writer = try AtomicAudioFileWriter(path: output, sampleRate: reader.sampleRate, channels: outputChannels, samples: samples)
         } catch { throw .file(error) }
         // From here on, any throw leaves through `writer`'s deinit, which removes the temporary file.
 

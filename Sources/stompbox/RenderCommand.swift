@@ -53,11 +53,18 @@ struct RenderCommand: ParsableCommand {
             help: ArgumentHelp("A store public key file in place of the shipped one (or set $\(Store.publicKeyVariable)).", valueName: "file"))
     var publicKey: String?
 
+    @Option(name: .long, help: ArgumentHelp("Also save the render in a session file (made if missing, else added to): IN as a di track (muted in the mix), OUT as a wet track with the board it went through.", valueName: "file.stompsession"))
+    var session: String?
+
+    @Option(name: .long, help: ArgumentHelp("The session tracks' author (default: the login name).", valueName: "name"))
+    var author: String?
+
     func run() throws {
         installCabinets()
         do {
             let store = StoreGate(publicKeyFile: publicKey)
             let plan = try makePlan(gate: store.gate)
+            let target = try session.map { path throws(CommandLineError) in try RenderSession(path: path, input: input, tempo: Double(plan[.tempo])) }
             let renderer = OfflineRenderer(plan: plan)
             renderer.warn = { warn($0) }
             // Every value the render sets, --at ones included, passes the licence gate.
@@ -67,6 +74,10 @@ struct RenderCommand: ParsableCommand {
                 }
             }
             let summary = try renderer.render(input: input, output: output)
+            if let target {
+                try target.save(input: input, output: output, plan: plan, actions: actions,
+                                author: author ?? SessionCLI.defaultAuthor)
+            }
             print("wrote \(output): \(summary.channels) channel\(summary.channels == 1 ? "" : "s"), \(summary.sampleRate) Hz, "
                   + String(format: "%.3f s", Double(summary.outputFrames) / Double(summary.sampleRate)))
             // Only after success, so a failure stays one line.
@@ -85,31 +96,38 @@ struct RenderCommand: ParsableCommand {
     /// The preset, then `--set` in order, then `--at`, then `--tail`. A preset that switches a
     /// locked pedal on still loads, with that pedal off and a warning.
     func makePlan(gate: () -> FeatureGate = { .locked }) throws -> RenderPlan {
+        try Self.makePlan(preset: preset.map(Self.loadPreset), chain: chain, additions: additions, assignments: assignments,
+                          actions: actions, tail: tail, channels: channels, gate: gate)
+    }
+
+    /// The plan of `render` (and of `session reamp`) from its options; `preset` already read.
+    static func makePlan(preset: Preset?, chain: String?, additions: [String], assignments: [String], actions: [String],
+                         tail: String?, channels: String?, gate: () -> FeatureGate) throws -> RenderPlan {
         var plan = RenderPlan()
         var presetBoard = PedalKind.builtIn
         if let preset {
-            let (admitted, notices) = gate().admit(try Self.loadPreset(preset))
+            let (admitted, notices) = gate().admit(preset)
             for notice in notices { warn(notice.description) }
             plan.parameters = admitted.values
             plan.states = admitted.states
             presetBoard = admitted.board
         }
-        plan.board = try Self.makeBoard(presetBoard, chain: chain, additions: additions)
+        plan.board = try makeBoard(presetBoard, chain: chain, additions: additions)
         for text in assignments {
-            if let file = try Self.fileSetting(text, board: plan.board) {
+            if let file = try fileSetting(text, board: plan.board) {
                 plan.states[file.pedal] = file.state
                 plan[file.parameter] = file.value
                 continue
             }
             let a = try ParameterAssignment(parsing: text, board: plan.board)
-            try Self.checkOnBoard(a.parameter, plan.board)
+            try checkOnBoard(a.parameter, plan.board)
             plan[a.parameter] = a.value
         }
         let board = plan.board
         plan.actions = try actions.map { text throws(RenderActionError) in try RenderAction(parsing: text, board: board) }
         for action in plan.actions {
-            if case .set(let a) = action.kind { try Self.checkOnBoard(a.parameter, plan.board) }
-            if case .looper = action.kind { try Self.checkOnBoard(.looperEnabled, plan.board) }
+            if case .set(let a) = action.kind { try checkOnBoard(a.parameter, plan.board) }
+            if case .looper = action.kind { try checkOnBoard(.looperEnabled, plan.board) }
         }
         if let tail {
             guard let seconds = Double(tail.trimmingCharacters(in: .whitespaces)), seconds.isFinite else {

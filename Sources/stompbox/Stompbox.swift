@@ -9,7 +9,7 @@ struct Stompbox: ParsableCommand {
         subcommands: [
             ParamsCommand.self, RenderCommand.self, CabsCommand.self, TuneCommand.self,
             RunCommand.self, DevicesCommand.self, PluginsCommand.self,
-            PresetsCommand.self, LicenceCommand.self, StoreCommand.self,
+            PresetsCommand.self, LicenceCommand.self, StoreCommand.self, SessionCommand.self,
             GUICommand.self,
         ],
         // `stompbox` alone (or `stompbox --public-key FILE`) opens the window.

@@ -1,0 +1,136 @@
+import CSndfile
+import Foundation
+
+/// Audio files held in memory rather than on disk: a session keeps its tracks' encoded bytes
+/// inside its archive, so they are decoded and encoded through libsndfile's virtual I/O, with no
+/// temporary file anywhere.
+public enum AudioData {
+    /// Decodes a whole file's bytes (any format libsndfile reads). `name` names it in errors.
+    /// With `maximumFrames`, a file that decodes to more is refused once it passes that, so a
+    /// small file that inflates enormously (FLAC of silence) cannot fill memory.
+    public static func decode(_ bytes: Data, name: String, maximumFrames: Int? = nil) throws(AudioFileError) -> AudioBuffer {
+        let memory = MemoryFile(Array(bytes))
+        var io = MemoryFile.io
+        var info = SF_INFO()
+        let user = Unmanaged.passUnretained(memory).toOpaque()
+        guard let file = sf_open_virtual(&io, Int32(SFM_READ), &info, user) else {
+            throw .notAudio(path: name, detail: sndfileMessage(nil))
+        }
+        defer { sf_close(file); withExtendedLifetime(memory) {} }
+        guard info.channels > 0, info.samplerate > 0 else {
+            throw .notAudio(path: name, detail: "it declares \(info.channels) channels at \(info.samplerate) Hz")
+        }
+        let channels = Int(info.channels)
+        var samples = [Float]()
+        let chunk = 8192
+        var scratch = [Float](repeating: 0, count: chunk * channels)
+        while true {
+            let n = scratch.withUnsafeMutableBufferPointer { Int(sf_readf_float(file, $0.baseAddress, sf_count_t(chunk))) }
+            if n <= 0 { break }
+            samples.append(contentsOf: scratch[0..<n * channels])
+            if let maximumFrames, samples.count > maximumFrames * channels {
+                throw .notAudio(path: name, detail: "it decodes to more than the \(maximumFrames) frames expected")
+            }
+        }
+        if sf_error(file) != SF_ERR_NO_ERROR {
+            throw .ioFailed(path: name, reason: "reading failed: \(sndfileMessage(file))")
+        }
+        return AudioBuffer(samples: samples, sampleRate: Int(info.samplerate), channels: channels)
+    }
+
+    /// What a file's header says: its rate, channels and frames, without decoding its samples.
+    public static func info(_ bytes: Data, name: String) throws(AudioFileError) -> (sampleRate: Int, channels: Int, frames: Int) {
+        let memory = MemoryFile(Array(bytes))
+        var io = MemoryFile.io
+        var info = SF_INFO()
+        let user = Unmanaged.passUnretained(memory).toOpaque()
+        guard let file = sf_open_virtual(&io, Int32(SFM_READ), &info, user) else {
+            throw .notAudio(path: name, detail: sndfileMessage(nil))
+        }
+        sf_close(file)
+        guard info.channels > 0, info.samplerate > 0 else {
+            throw .notAudio(path: name, detail: "it declares \(info.channels) channels at \(info.samplerate) Hz")
+        }
+        return withExtendedLifetime(memory) { (Int(info.samplerate), Int(info.channels), Int(info.frames)) }
+    }
+
+    /// Encodes `buffer` as a whole file of `format` (24-bit PCM unless told) and returns its bytes.
+    /// The same samples always give the same bytes. `name` names it in errors.
+    public static func encode(_ buffer: AudioBuffer, format: AudioFileFormat, samples: AudioSampleFormat = .pcm24,
+                              name: String) throws(AudioFileError) -> Data {
+        var info = SF_INFO()
+        info.samplerate = Int32(clamping: buffer.sampleRate)
+        info.channels = Int32(clamping: buffer.channels)
+        info.format = format.sndfileFormat(samples)
+        guard sf_format_check(&info) == SF_TRUE else {
+            throw .unsupported(path: name, reason: "\(format.name) cannot hold \(buffer.channels) channels of \(samples.name) samples at \(buffer.sampleRate) Hz")
+        }
+        let memory = MemoryFile([])
+        var io = MemoryFile.io
+        let user = Unmanaged.passUnretained(memory).toOpaque()
+        guard let file = sf_open_virtual(&io, Int32(SFM_WRITE), &info, user) else {
+            throw .unwritable(path: name, reason: sndfileMessage(nil))
+        }
+        // Float → integer: saturate at full scale rather than wrap around.
+        if samples == .pcm24 { sf_command(file, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE)) }
+        let written = buffer.samples.withUnsafeBufferPointer { p in
+            p.isEmpty ? 0 : Int(sf_writef_float(file, p.baseAddress, sf_count_t(buffer.frames)))
+        }
+        let failure = written == buffer.frames ? nil : sndfileMessage(file)
+        let status = sf_close(file)
+        if let failure { throw .ioFailed(path: name, reason: "writing failed: \(failure)") }
+        guard status == 0 else {
+            throw .ioFailed(path: name, reason: "closing failed: \(String(cString: sf_error_number(status)))")
+        }
+        return withExtendedLifetime(memory) { Data(memory.bytes) }
+    }
+}
+
+/// A growable byte array that libsndfile reads and writes as if it were a file.
+private final class MemoryFile {
+    var bytes: [UInt8]
+    var position = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    static func of(_ user: UnsafeMutableRawPointer?) -> MemoryFile {
+        Unmanaged<MemoryFile>.fromOpaque(user!).takeUnretainedValue()
+    }
+
+    static let io = SF_VIRTUAL_IO(
+        get_filelen: { user in sf_count_t(MemoryFile.of(user).bytes.count) },
+        seek: { offset, whence, user in
+            let f = MemoryFile.of(user)
+            let base: Int
+            switch whence {
+            case SEEK_SET: base = 0
+            case SEEK_CUR: base = f.position
+            case SEEK_END: base = f.bytes.count
+            default: return -1
+            }
+            let target = base + Int(offset)
+            guard target >= 0 else { return -1 }
+            f.position = target
+            return sf_count_t(target)
+        },
+        read: { pointer, count, user in
+            let f = MemoryFile.of(user)
+            let n = max(0, min(Int(count), f.bytes.count - f.position))
+            if n > 0, let pointer {
+                f.bytes.withUnsafeBytes { pointer.copyMemory(from: $0.baseAddress! + f.position, byteCount: n) }
+            }
+            f.position += n
+            return sf_count_t(n)
+        },
+        write: { pointer, count, user in
+            let f = MemoryFile.of(user)
+            let n = Int(count)
+            guard n > 0, let pointer else { return 0 }
+            let end = f.position + n
+            if end > f.bytes.count { f.bytes.append(contentsOf: repeatElement(0, count: end - f.bytes.count)) }
+            f.bytes.withUnsafeMutableBytes { ($0.baseAddress! + f.position).copyMemory(from: pointer, byteCount: n) }
+            f.position = end
+            return count
+        },
+        tell: { user in sf_count_t(MemoryFile.of(user).position) })
+}

@@ -1,0 +1,130 @@
+import Foundation
+import StompboxCore
+import ZIPFoundation
+
+/// How much a session file may hold. Every entry's declared size is checked against these before
+/// a byte is inflated, and an entry that inflates past its declared size is cut off, so a ZIP
+/// bomb is refused instead of filling memory or disk.
+public struct SessionLimits: Sendable {
+    public var manifestBytes: UInt64 = 16 << 20
+    /// One audio file: 2 GiB is over three hours of stereo 24-bit FLAC at 48 kHz.
+    public var entryBytes: UInt64 = 2 << 30
+    public var totalBytes: UInt64 = 8 << 30
+    public var entries = 4096
+
+    public init() {}
+    public static let standard = SessionLimits()
+}
+
+/// The ZIP side of a session file: which entries it holds, read safely, and the whole archive
+/// written at once.
+enum SessionArchive {
+    static let manifestPath = "session.json"
+
+    /// What was read: the manifest's bytes, and the bytes of every other file entry by path.
+    struct Contents {
+        var manifest: Data
+        var files: [String: Data]
+    }
+
+    /// A relative path that stays inside the archive: not absolute, no `..` or `.`, no empty
+    /// parts (but a folder's trailing `/`), no backslash or drive letter that another system's
+    /// unzip would take for a folder.
+    static func isSafeEntryPath(_ path: String) -> Bool {
+        guard !path.isEmpty, !path.hasPrefix("/"), !path.contains("\\"), !path.contains("\0") else { return false }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        if parts[0].contains(":") { return false }
+        for (i, part) in parts.enumerated() {
+            if part == ".." || part == "." { return false }
+            if part.isEmpty && i != parts.count - 1 { return false }
+        }
+        return true
+    }
+
+    /// Reads the archive at `url` whole, after checking every entry's path, type and declared
+    /// size: any problem refuses the file before any content is used.
+    static func read(_ url: URL, limits: SessionLimits) throws(SessionError.Problem) -> Contents {
+        let archive: Archive
+        do { archive = try Archive(url: url, accessMode: .read) } catch {
+            throw .notAnArchive(String(describing: error))
+        }
+        var entries: [Entry] = []
+        var total: UInt64 = 0
+        var seen = Set<String>()
+        for entry in archive {
+            guard entries.count < limits.entries else {
+                throw .badManifest("the archive holds more than \(limits.entries) entries")
+            }
+            let path = entry.path
+            guard isSafeEntryPath(path) else { throw .unsafePath(path) }
+            guard entry.type != .symlink else { throw .link(path) }
+            guard seen.insert(path).inserted else { throw .badManifest("the entry '\(path)' appears twice in the archive") }
+            let limit = path == manifestPath ? limits.manifestBytes : limits.entryBytes
+            guard entry.uncompressedSize <= limit else {
+                throw .tooLarge(entry: path, declared: entry.uncompressedSize, limit: limit)
+            }
+            total += entry.uncompressedSize
+            guard total <= limits.totalBytes else {
+                throw .tooLarge(entry: path, declared: entry.uncompressedSize, limit: limits.totalBytes)
+            }
+            if entry.type == .file { entries.append(entry) }
+        }
+        guard let manifestEntry = entries.first(where: { $0.path == manifestPath }) else { throw .noManifest }
+        var files: [String: Data] = [:]
+        for entry in entries where entry.path != manifestPath {
+            files[entry.path] = try extract(entry, from: archive)
+        }
+        return Contents(manifest: try extract(manifestEntry, from: archive), files: files)
+    }
+
+    /// An entry's bytes, never more than it declares, its CRC checked.
+    private static func extract(_ entry: Entry, from archive: Archive) throws(SessionError.Problem) -> Data {
+        let declared = entry.uncompressedSize
+        var data = Data()
+        // Reserved up to 64 MiB only: the declared size is the file's word, not yet its bytes.
+        data.reserveCapacity(Int(min(declared, 64 << 20)))
+        var overflowed = false
+        let crc: CRC32
+        do {
+            crc = try archive.extract(entry) { chunk in
+                guard UInt64(data.count) + UInt64(chunk.count) <= declared else {
+                    overflowed = true
+                    throw Overflow()
+                }
+                data.append(chunk)
+            }
+        } catch {
+            if overflowed { throw .overflowing(entry.path) }
+            throw .notAnArchive("the entry '\(entry.path)' cannot be read: \(error)")
+        }
+        guard crc == entry.checksum, UInt64(data.count) == declared else {
+            throw .notAnArchive("the entry '\(entry.path)' is damaged (its checksum or length is wrong)")
+        }
+        return data
+    }
+
+    private struct Overflow: Error {}
+
+    /// Entries' dates are fixed, so the same session always gives the same bytes.
+    private static let entryDate = Date(timeIntervalSince1970: 315_532_800)
+
+    /// The archive's bytes: `session.json` first (compressed), then `files` in path order,
+    /// stored as they are (audio is compressed already, and a copied track keeps its bytes).
+    static func archive(manifest: Data, files: [String: Data]) throws(SessionError.Problem) -> Data {
+        do {
+            let archive = try Archive(accessMode: .create)
+            func add(_ path: String, _ bytes: Data, _ method: CompressionMethod) throws {
+                try archive.addEntry(with: path, type: .file, uncompressedSize: Int64(bytes.count),
+                                     modificationDate: entryDate, compressionMethod: method) { position, size in
+                    bytes.subdata(in: Int(position)..<Int(position) + size)
+                }
+            }
+            try add(manifestPath, manifest, .deflate)
+            for path in files.keys.sorted() { try add(path, files[path]!, .none) }
+            guard let data = archive.data else { throw Overflow() }
+            return data
+        } catch {
+            throw .unwritable("the archive cannot be made (\(error))")
+        }
+    }
+}
