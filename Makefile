@@ -17,9 +17,9 @@ run: deps-run check-swift
 
 # The tiers come from the tests' own tags (scripts/test-tier): suites tagged `.live` play through
 # private PulseAudio, PipeWire and JACK servers and measure real time; suites tagged `.window`
-# drive a real window under Xvfb. Each kind runs on its own, one test at a time, after the rest:
-# beside the DSP tests on 2 cores a take would measure the load, and a click could land before a
-# starved window had handled the one before. In the unit pass a test that starts a server fails
+# drive a real window under Xvfb. Each kind runs one test at a time, after the rest, and the two
+# kinds on CPUs of their own: beside the DSP tests, or beside a window being drawn, a take would
+# measure the load, and a click could land before a starved window had handled the one before. In the unit pass a test that starts a server fails
 # (StompboxTestSupport's TestTier), so an untagged real-server suite cannot slip in there.
 LIVE_SUITES   = $$(scripts/test-tier live)
 WINDOW_SUITES = $$(scripts/test-tier window)
@@ -29,10 +29,10 @@ check: deps-test check-swift
 	$(SWIFT) build --build-tests
 	STOMPBOX_TEST_TIER=unit $(SWIFT) test --skip-build --skip "$(LIVE_SUITES)|$(WINDOW_SUITES)"
 
-# The whole suite (and CI's command): the fast tier, then the window tests, then the live tests.
+# The whole suite (and CI's command): the fast tier, then the window tests and the live tests,
+# side by side on CPUs of their own (scripts/test-apart).
 test: check
-	STOMPBOX_TEST_TIER=window $(SWIFT) test --skip-build --no-parallel --filter "$(WINDOW_SUITES)"
-	STOMPBOX_TEST_TIER=live $(SWIFT) test --skip-build --no-parallel --filter "$(LIVE_SUITES)"
+	SWIFT=$(SWIFT) scripts/test-apart
 
 # The live tests' long measurements in full (LiveScale): every block and margin on both servers,
 # each drift direction for a minute, twenty unplugs of each device. About 20 minutes.

@@ -26,3 +26,13 @@ int stompbox_pin_to_cpu(int cpu) {
     CPU_SET(cpu, &set);
     return pthread_setaffinity_np(pthread_self(), sizeof set, &set);
 }
+
+int stompbox_allowed_cpus(int *cpus, int capacity) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0) return 0;
+    int n = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE && n < capacity; cpu++) {
+        if (CPU_ISSET(cpu, &set)) cpus[n++] = cpu;
+    }
+    return n;
+}

@@ -190,8 +190,13 @@ struct LiveEngineJackTests {
         let looper = chain.controls.looper
         let probe = try JackProbe(signal: tone, recordFrames: 96_000)
         try probe.connect(probe.playPort, "stompbox:in")
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.4) { looper.send(.tap) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 1.4) { looper.send(.tap) }
+        // The closing tap waits on the loop's length, not the clock: a busy machine can hand the
+        // first tap to the audio thread late.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.4) {
+            looper.send(.tap)
+            _ = waitUntilTrue(3) { looper.length >= 48_000 }
+            looper.send(.tap)
+        }
         _ = try probe.run()
         probe.close()
         let length = looper.length

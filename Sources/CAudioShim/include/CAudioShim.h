@@ -12,4 +12,8 @@ int stompbox_request_realtime(int priority);
 /// Keeps the calling thread on one CPU. Returns 0 on success, otherwise the errno value.
 int stompbox_pin_to_cpu(int cpu);
 
+/// The CPUs this process may run on (its affinity, as `taskset` set it), up to `capacity` of
+/// them, into `cpus`; returns how many.
+int stompbox_allowed_cpus(int *cpus, int capacity);
+
 #endif
