@@ -144,6 +144,8 @@ extension LoopTrack {
     /// in place and the layer can no longer be undone. Audio thread.
     mutating func saveChunk(_ c: Int, _ pool: UnsafeMutablePointer<LoopPool>) {
         touchedBy[c] = history.layer
+        // No layer to note it in (every step was dropped): the overdub goes on in place.
+        guard history.undoCount > 0 else { return }
         var fresh = pool.pointee.take()
         while fresh == nil, history.dropOldest(keeping: 1, into: pool) { fresh = pool.pointee.take() }
         guard let p = fresh else {

@@ -168,7 +168,12 @@ extension Looper {
                     track.pointee.touchedBy[c] = track.pointee.history.layer
                 }
             }
-            if k.state == .overdubbing { track.pointee.dubGain = 1; track.pointee.dubTarget = 1 }
+            if k.state == .overdubbing {
+                // The overdub goes on as a layer of its own (the one restored above, if any).
+                if k.previous == nil { track.pointee.history.begin(depth: LoopHistory.maximumDepth, pool: pool) }
+                track.pointee.dubGain = 1
+                track.pointee.dubTarget = 1
+            }
         }
         cycle = LoopCycle(length: newCycle, position: newCyclePosition, clock: 0)
         clock = Int((Double(kept.clock) * ratio).rounded())

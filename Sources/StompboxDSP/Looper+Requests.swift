@@ -171,6 +171,13 @@ extension Looper {
                 track.pointee.closeLoop(at: 0, shortest: shortestLength, fadeLength: pool.pointee.fadeLength)
             } else if late >= pool.pointee.fadeLength {
                 track.pointee.closeLate(loop: loop, pool: pool)
+            } else if loop + pool.pointee.fadeLength > track.pointee.capacity {
+                // At the very end of the tape there is no room to record the crossfade: the
+                // loop plays on without one, fading in.
+                track.pointee.state = .playing
+                track.pointee.length = loop
+                track.pointee.position = late
+                track.pointee.fadeIn = true
             } else {
                 // Not yet enough after the boundary to crossfade into the head: record that much.
                 track.pointee.closeAt = loop + pool.pointee.fadeLength
@@ -181,6 +188,12 @@ extension Looper {
         }
     }
 
+    /// 1 while track `t`'s last layer is still being written (overdubbing, or its punch-out
+    /// ramp running), else 0: that layer must not be dropped.
+    private func runningLayers(_ t: Int) -> Int {
+        tracks[t].state == .overdubbing || tracks[t].dubGain > 0 || tracks[t].dubTarget > 0 ? 1 : 0
+    }
+
     /// Keeps room in the undo pool for a whole-pass overdub of the longest loop, by dropping the
     /// oldest undo steps of the track that has the most.
     private func keepPoolRoom() {
@@ -189,12 +202,39 @@ extension Looper {
         let wanted = (longest + LoopPool.chunkSize - 1) >> LoopPool.chunkShift
         while pool.pointee.available < wanted {
             var most = -1, steps = 0
-            for t in 0..<LooperControl.trackCount {
-                let keep = tracks[t].state == .overdubbing ? 1 : 0
-                if tracks[t].history.undoCount - keep > steps { most = t; steps = tracks[t].history.undoCount - keep }
+            for t in 0..<LooperControl.trackCount where tracks[t].history.undoCount - runningLayers(t) > steps {
+                most = t
+                steps = tracks[t].history.undoCount - runningLayers(t)
             }
             guard most >= 0 else { return }
-            _ = tracks[most].history.dropOldest(keeping: tracks[most].state == .overdubbing ? 1 : 0, into: pool)
+            _ = tracks[most].history.dropOldest(keeping: runningLayers(most), into: pool)
+        }
+    }
+
+    /// Keeps the block's input for a recording that starts on a boundary already passed.
+    func remember(_ n: Int, _ io: TrackIO) {
+        let size = recentMask + 1
+        let from = n > size ? n - size : 0
+        for j in from..<n {
+            let k = (recentEnd + j - from) & recentMask
+            recent[3 * k] = io.inLeft[j]
+            recent[3 * k + 1] = io.inRight[j]
+            recent[3 * k + 2] = io.inMiddle[j]
+        }
+        recentEnd = (recentEnd + n - from) & recentMask
+    }
+
+    /// Copies the last `frames` frames of input onto track `t`'s tape (from its start).
+    func recall(_ frames: Int, onto t: Int) {
+        let track = tracks[t]
+        for j in 0..<frames {
+            let k = (recentEnd - frames + j) & recentMask
+            if track.stereo {
+                track.tapeLeft[j] = recent[3 * k]
+                track.tapeRight[j] = recent[3 * k + 1]
+            } else {
+                track.tapeLeft[j] = recent[3 * k + 2]
+            }
         }
     }
 }

@@ -23,14 +23,17 @@ import Synchronization
 /// into the head in place). Tracks' positions all advance with one clock, so they stay aligned
 /// to the frame however long they play.
 ///
-/// Memory: each track's tape is two sides of `maximumLength` frames (at least 120 s), so 8 tracks
-/// reserve 8 × 120 s × 2 × 4 bytes = 368 MB at 48 kHz. Undo keeps overdubs as layer differences
-/// in a pool of `undoPoolSeconds` (120 s) of stereo chunks shared by all tracks, another 46 MB at
-/// 48 kHz: the undo budget. Each track keeps up to 16 undo steps (`LoopHistory.maximumDepth`)
-/// while the pool holds them; an overdub that finds the pool empty drops its own track's oldest
-/// steps first, and at each block start the Looper drops the oldest steps of the track with the
-/// most to keep a loop's worth free. Everything is reserved in `prepare` and resident only as
-/// far as it is used (`LooperTapes`), so an unused track costs no memory.
+/// Memory budget: each track's tape is two sides of `maximumLength` frames (at least 120 s), so
+/// 8 tracks reserve 8 × 120 s × 2 × 4 bytes = 368 MB at 48 kHz. Undo keeps overdubs as layer
+/// differences in a pool of `undoPoolSeconds` (960 s) of stereo chunks shared by all tracks:
+/// another 368 MB at 48 kHz, the undo budget. Each track keeps up to 16 undo steps
+/// (`LoopHistory.maximumDepth`, as `looper.undo_steps` asks) while the pool holds them: 16
+/// whole-pass overdubs on each of the 8 tracks fit for loops up to about 7 s, on one track for
+/// loops up to a minute (a step costs only the chunks its overdub touched). The pool always
+/// keeps room for one whole pass of the longest loop: an overdub that finds it short drops its
+/// own track's oldest steps, and at each block start the Looper drops the oldest steps of the
+/// track that has the most. Everything is reserved in `prepare` and resident only as far as it
+/// is used (`LooperTapes`), so an unused track or an unused undo step costs no memory.
 ///
 /// Requests: at the start of each block the audio thread handles the requests it has not seen:
 /// the selected track's taps (one transition per tap), hold, undo, redo, then `recordNext`, then
@@ -49,8 +52,9 @@ public final class Looper: AudioEffect {
 
     /// Each track's tape holds at least this many seconds at any sample rate.
     public static let minimumCapacity = 120.0
-    /// The undo pool holds this many seconds of stereo layers, shared by all tracks.
-    public static let undoPoolSeconds = 120.0
+    /// The undo pool holds this many seconds of stereo layers, shared by all tracks: as much
+    /// as all the tracks' tapes (8 × 120 s).
+    public static let undoPoolSeconds = 960.0
     /// Seam crossfade, overdub punch ramps, undo crossfade and the fade-out on hold.
     public static let seamTime = 0.005
     /// A first pass shorter than this is discarded.
@@ -69,7 +73,7 @@ public final class Looper: AudioEffect {
     var tapes: LooperTapes?
     private var fallback: UnsafeMutablePointer<Float>?
     /// The tapes' demand cells (no reference counting on the audio thread; `tapes` owns them).
-    private var demand: UnsafeMutablePointer<Atomic<Int>>?
+    var demand: UnsafeMutablePointer<Atomic<Int>>?
 
     var rate = 48_000.0
     var shortestLength = 2
@@ -340,33 +344,6 @@ public final class Looper: AudioEffect {
         }
     }
 
-    /// Keeps the block's input for a recording that starts on a boundary already passed.
-    private func remember(_ n: Int, _ io: TrackIO) {
-        let size = recentMask + 1
-        let from = n > size ? n - size : 0
-        for j in from..<n {
-            let k = (recentEnd + j - from) & recentMask
-            recent[3 * k] = io.inLeft[j]
-            recent[3 * k + 1] = io.inRight[j]
-            recent[3 * k + 2] = io.inMiddle[j]
-        }
-        recentEnd = (recentEnd + n - from) & recentMask
-    }
-
-    /// Copies the last `frames` frames of input onto track `t`'s tape (from its start).
-    func recall(_ frames: Int, onto t: Int) {
-        let track = tracks[t]
-        for j in 0..<frames {
-            let k = (recentEnd - frames + j) & recentMask
-            if track.stereo {
-                track.tapeLeft[j] = recent[3 * k]
-                track.tapeRight[j] = recent[3 * k + 1]
-            } else {
-                track.tapeLeft[j] = recent[3 * k + 2]
-            }
-        }
-    }
-
     /// Track `t`'s gain on each side: its gain, pan (a balance: centre is full on both sides,
     /// so a mono loop sounds as before) and mute.
     @inline(__always)
@@ -387,64 +364,6 @@ public final class Looper: AudioEffect {
     var selectedTrack: Int {
         min(max(Int(parameters.load(p.selected)), 0), LooperControl.trackCount - 1)
     }
-
-    func publishStatus() {
-        let selected = tracks[selectedTrack]
-        control.stateValue.store(selected.state.rawValue, ordering: .releasing)
-        control.positionValue.store(selected.state == .recording ? selected.length : selected.position, ordering: .relaxed)
-        control.lengthValue.store(selected.length, ordering: .relaxed)
-        control.undoAvailableValue.store(selected.history.canUndo, ordering: .relaxed)
-        var countingIn = false
-        for t in 0..<LooperControl.trackCount {
-            let track = tracks[t]
-            countingIn = countingIn || track.countIn > 0
-            control.status(t, .state).pointee.store(track.state.rawValue, ordering: .relaxed)
-            control.status(t, .position).pointee.store(track.state == .recording ? track.length : track.position, ordering: .relaxed)
-            control.status(t, .length).pointee.store(track.length, ordering: .relaxed)
-            control.status(t, .undoSteps).pointee.store(track.history.canUndo ? track.history.undoCount : 0, ordering: .relaxed)
-            control.status(t, .redoSteps).pointee.store(track.history.redoCount, ordering: .relaxed)
-            let waiting = track.armed || track.countIn > 0 || (track.state == .recording && track.closeAt > 0)
-            control.status(t, .waiting).pointee.store(waiting ? 1 : 0, ordering: .relaxed)
-        }
-        control.countingInValue.store(countingIn, ordering: .relaxed)
-        publishDemand()
-    }
-
-    /// Tells the tapes' thread how far each tape must be resident: the selected track's and any
-    /// recording's `residentAhead` beyond what is written, a loop's up to its length, and the
-    /// pool a loop's length beyond the chunks handed out (room for a whole-pass overdub).
-    private func publishDemand() {
-        guard let demand else { return }
-        let ahead = Int(Looper.residentAhead * rate)
-        let selected = selectedTrack
-        let stereoWanted = parameters.isOn(p.stereo)
-        var longest = 0, longestStereo = 0
-        for t in 0..<LooperControl.trackCount {
-            let track = tracks[t]
-            let active = t == selected || track.state == .recording || track.armed || track.countIn > 0
-            let left = track.length + (active ? ahead : 0)
-            demand[2 * t].store(left, ordering: .relaxed)
-            demand[2 * t + 1].store(track.stereo || (active && stereoWanted) ? left : 0, ordering: .relaxed)
-            if track.hasLoop {
-                longest = max(longest, track.length)
-                if track.stereo { longestStereo = max(longestStereo, track.length) }
-            }
-        }
-        let used = pool.pointee.highWater << LoopPool.chunkShift
-        let count = LooperControl.trackCount
-        demand[2 * count].store(longest > 0 ? used + longest : 0, ordering: .relaxed)
-        demand[2 * count + 1].store(longestStereo > 0 || pool.pointee.stereoUsed ? used + longestStereo : 0, ordering: .relaxed)
-    }
-
-    /// How many samples of track 1's tape (left) and of the undo pool (left) are resident (nil
-    /// when the tapes are not reserved lazily).
-    var residentTape: (a: Int, b: Int)? {
-        guard let resident = tapes?.resident else { return nil }
-        return (resident[0], resident[2 * LooperControl.trackCount])
-    }
-
-    /// One pass of the tapes' background thread, now (tests).
-    func updateTapes() { tapes?.update() }
 }
 
 extension Looper: StereoEffect {
