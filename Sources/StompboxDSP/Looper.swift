@@ -388,10 +388,13 @@ extension Looper: StereoEffect {
             blockIsStereo = true
             run(n, TrackIO(inLeft: inLeft.baseAddress!, inRight: inRight.baseAddress!, inMiddle: inMiddle.baseAddress!,
                            outLeft: outLeft.baseAddress!, outRight: outRight.baseAddress!))
+            // Each side's loop is taken as the middle played through the looper minus the middle,
+            // as the single Looper always computed it, so a board that never records a second
+            // or stereo track sounds bit for bit as before.
             for j in 0..<n {
-                let g = level.next()
-                xl[j] = inLeft[j] + g * busLeft[j]
-                xr[j] = inRight[j] + g * busRight[j]
+                let g = level.next(), m = inMiddle[j]
+                xl[j] = inLeft[j] + ((m + g * busLeft[j]) - m)
+                xr[j] = inRight[j] + ((m + g * busRight[j]) - m)
             }
             start += n
         }
