@@ -111,6 +111,15 @@ extension Looper {
         let newCycle = kept.cycle > 0 ? max(1, Int((Double(kept.cycle) * ratio).rounded())) : 0
         let cycles = kept.cycle > 0 ? max(1, maximumLength / newCycle) : 0
         let newCyclePosition = newCycle > 0 ? Int((Double(kept.cyclePosition) * ratio).rounded()) % newCycle : 0
+        // Starts and the clock are counted in cycles from one looping track's start, so every
+        // track's start stays a whole number of new cycles from the others' and its position
+        // agrees with the clock.
+        let reference = kept.tracks.first { $0.state != .recording && kept.cycle > 0 }
+        let referenceStart = reference.map { Int((Double($0.start) * ratio).rounded()) } ?? 0
+        func newStart(_ start: Int) -> Int {
+            guard let reference else { return Int((Double(start) * ratio).rounded()) }
+            return referenceStart + (start - reference.start) / kept.cycle * newCycle
+        }
         for k in kept.tracks {
             let cyclic = k.state != .recording
             let newLength = cyclic && newCycle > 0
@@ -144,7 +153,7 @@ extension Looper {
             track.pointee.length = newLength
             track.pointee.limit = track.pointee.capacity
             track.pointee.free = !cyclic
-            track.pointee.startFrame = Int((Double(k.start) * ratio).rounded())
+            track.pointee.startFrame = cyclic ? newStart(k.start) : Int((Double(k.start) * ratio).rounded())
             if cyclic && newCycle > 0 {
                 // In step with the cycle: the same number of whole cycles into the loop.
                 track.pointee.position = (k.position / kept.cycle) * newCycle + newCyclePosition
@@ -176,7 +185,13 @@ extension Looper {
             }
         }
         cycle = LoopCycle(length: newCycle, position: newCyclePosition, clock: 0)
-        clock = Int((Double(kept.clock) * ratio).rounded())
+        if let reference {
+            let passes = (kept.clock - reference.start) / reference.length
+            let length = reference.length / kept.cycle * newCycle
+            clock = referenceStart + passes * length + (reference.position / kept.cycle) * newCycle + newCyclePosition
+        } else {
+            clock = Int((Double(kept.clock) * ratio).rounded())
+        }
         control.cycleValue.store(newCycle, ordering: .relaxed)
         publishStatus()
     }

@@ -328,3 +328,42 @@ final class TrackRig {
         #expect(rig.control.track(0).length == 96_000)
     }
 }
+
+@Suite struct LooperTrackKeepTests {
+    /// A track tapped while the first loop records starts where that loop closes.
+    @Test func aTrackTappedDuringTheFirstPassStartsWhereItCloses() throws {
+        let rig = TrackRig()
+        rig.run(Signal.noise(length: 40_000, amplitude: 0.2, seed: 2), nil, [(0, .send(.tap)), (10_000, .on(1, .tap)), (30_000, .send(.tap))])
+        #expect(rig.control.track(1).state == .recording)
+        rig.silence(40_000, [(0, .on(1, .tap))])
+        let first = try #require(rig.looper.trackAudio(0)), second = try #require(rig.looper.trackAudio(1))
+        #expect(first.length == 30_000 && second.length == 30_000)
+        #expect(second.start == first.start + 30_000)
+    }
+
+    /// A new sample rate keeps every track: the cycle is converted once and each track stays a
+    /// whole number of it, in step with the clock.
+    @Test func aNewRateKeepsTheTracksInStep() throws {
+        let rig = TrackRig()
+        _ = rig.recordFirst(30_000)
+        rig.silence(rig.toBoundary + 5_000, [(0, .send(.recordNext))])
+        rig.silence(30_000 + 2_000, [(26_000, .send(.tap))])  // 1 000 frames after its second boundary
+        rig.silence(40_000)
+        #expect(rig.control.track(1).length == 60_000)
+        let kept = try #require(rig.looper.keepLoop())
+        let nearest: LoopResampler = { loop, ratio in
+            (0..<Int((Double(loop.count) * ratio).rounded())).map { loop[min(loop.count - 1, Int(Double($0) / ratio))] }
+        }
+        rig.looper.prepare(sampleRate: 44_100, maximumBlockSize: rig.block)
+        rig.looper.restoreLoop(kept, fromRate: 48_000, toRate: 44_100, resample: nearest)
+        let cycle = Int((30_000 * 44_100 / 48_000.0).rounded())
+        #expect(rig.looper.cycleLength == cycle)
+        for _ in 0..<5 { rig.silence(10_007) }
+        let tracks = try (0..<2).map { try #require(rig.looper.trackAudio($0)) }
+        #expect(tracks[0].length == cycle && tracks[1].length == 2 * cycle)
+        #expect((tracks[1].start - tracks[0].start) % cycle == 0)
+        for t in 0..<2 {
+            #expect((rig.looper.clock - tracks[t].start) % tracks[t].length == rig.control.track(t).position, "track \(t + 1)")
+        }
+    }
+}
