@@ -8,8 +8,9 @@ extension Looper {
                    control.undoRequests.load(ordering: .acquiring), control.redoRequests.load(ordering: .acquiring),
                    control.recordNextRequests.load(ordering: .acquiring))
         for t in 0..<LooperControl.trackCount {
-            for kind in LooperControl.Request.allCases {
-                handledTrack[t * LooperControl.Request.allCases.count + kind.rawValue] =
+            for k in 0..<LooperControl.Request.count {
+                let kind = LooperControl.Request(rawValue: k)!
+                handledTrack[t * LooperControl.Request.count + k] =
                     control.request(t, kind).pointee.load(ordering: .acquiring)
             }
         }
@@ -31,8 +32,9 @@ extension Looper {
             recordNext()
         }
         for t in 0..<LooperControl.trackCount {
-            for kind in LooperControl.Request.allCases {
-                let cell = handledTrack + t * LooperControl.Request.allCases.count + kind.rawValue
+            for k in 0..<LooperControl.Request.count {
+                let kind = LooperControl.Request(rawValue: k)!
+                let cell = handledTrack + t * LooperControl.Request.count + k
                 handle(&cell.pointee, control.request(t, kind).pointee.load(ordering: .acquiring), t, kind)
             }
         }

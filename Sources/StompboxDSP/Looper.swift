@@ -117,8 +117,8 @@ public final class Looper: AudioEffect {
         for t in 1..<count { tracks[t] = LoopTrack() }
         pool = .allocate(capacity: 1)
         pool.initialize(to: LoopPool())
-        handledTrack = .allocate(capacity: count * LooperControl.Request.allCases.count)
-        handledTrack.initialize(repeating: 0, count: count * LooperControl.Request.allCases.count)
+        handledTrack = .allocate(capacity: count * LooperControl.Request.count)
+        handledTrack.initialize(repeating: 0, count: count * LooperControl.Request.count)
         recent.initialize(repeating: 0, count: 3)
     }
 

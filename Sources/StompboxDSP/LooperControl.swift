@@ -48,7 +48,11 @@ public final class LooperControl: @unchecked Sendable {
     /// Per track, `Request` counters (requests naming a track).
     let trackRequests: UnsafeMutablePointer<Atomic<Int>>
 
-    enum Request: Int, CaseIterable { case tap, hold, undo, redo }
+    /// Plain counts rather than `allCases`, which the audio thread must not build.
+    enum Request: Int, CaseIterable {
+        case tap, hold, undo, redo
+        static var count: Int { 4 }
+    }
 
     let stateValue = Atomic<Int>(LooperState.stopped.rawValue)
     let positionValue = Atomic<Int>(0)
@@ -59,32 +63,35 @@ public final class LooperControl: @unchecked Sendable {
     /// Per track, `Status` cells.
     let trackStatus: UnsafeMutablePointer<Atomic<Int>>
 
-    enum Status: Int, CaseIterable { case state, position, length, undoSteps, redoSteps, waiting }
+    enum Status: Int, CaseIterable {
+        case state, position, length, undoSteps, redoSteps, waiting
+        static var count: Int { 6 }
+    }
 
     public init() {
-        let requests = Self.trackCount * Request.allCases.count
+        let requests = Self.trackCount * Request.count
         trackRequests = .allocate(capacity: requests)
         for i in 0..<requests { (trackRequests + i).initialize(to: Atomic(0)) }
-        let cells = Self.trackCount * Status.allCases.count
+        let cells = Self.trackCount * Status.count
         trackStatus = .allocate(capacity: cells)
         for i in 0..<cells { (trackStatus + i).initialize(to: Atomic(0)) }
     }
 
     deinit {
-        trackRequests.deinitialize(count: Self.trackCount * Request.allCases.count)
+        trackRequests.deinitialize(count: Self.trackCount * Request.count)
         trackRequests.deallocate()
-        trackStatus.deinitialize(count: Self.trackCount * Status.allCases.count)
+        trackStatus.deinitialize(count: Self.trackCount * Status.count)
         trackStatus.deallocate()
     }
 
     @inline(__always)
     func request(_ track: Int, _ kind: Request) -> UnsafeMutablePointer<Atomic<Int>> {
-        trackRequests + track * Request.allCases.count + kind.rawValue
+        trackRequests + track * Request.count + kind.rawValue
     }
 
     @inline(__always)
     func status(_ track: Int, _ kind: Status) -> UnsafeMutablePointer<Atomic<Int>> {
-        trackStatus + track * Status.allCases.count + kind.rawValue
+        trackStatus + track * Status.count + kind.rawValue
     }
 
     /// Any thread: a gesture on the selected track.
