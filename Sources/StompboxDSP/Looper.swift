@@ -63,6 +63,8 @@ public final class Looper: AudioEffect {
     public static let lateTolerance = 0.08
     /// Seconds of a track's tape kept resident ahead of its recording position.
     static let residentAhead = 10.0
+    /// The undo pool this Looper reserves at its next `prepare` (tests make it small to fill it).
+    var poolSeconds = Looper.undoPoolSeconds
 
     /// Longest loop in samples (0 before `prepare`).
     public private(set) var maximumLength = 0
@@ -167,7 +169,7 @@ public final class Looper: AudioEffect {
         let chunks = (wanted + LoopPool.chunkSize - 1) >> LoopPool.chunkShift
         let capacity = chunks << LoopPool.chunkShift
         maximumLength = wanted
-        let poolChunks = Int((Looper.undoPoolSeconds * sampleRate).rounded(.up) + Double(LoopPool.chunkSize - 1)) >> LoopPool.chunkShift
+        let poolChunks = Int((poolSeconds * sampleRate).rounded(.up) + Double(LoopPool.chunkSize - 1)) >> LoopPool.chunkShift
         let poolFrames = poolChunks << LoopPool.chunkShift
         releaseTapes()
         let capacities = [Int](repeating: capacity, count: 2 * count) + [poolFrames, poolFrames]

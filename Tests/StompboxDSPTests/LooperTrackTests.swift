@@ -18,8 +18,9 @@ final class TrackRig {
     /// Samples processed so far (the Looper's clock).
     private(set) var clock = 0
 
-    init(block: Int = 256) {
+    init(block: Int = 256, poolSeconds: Double = Looper.undoPoolSeconds) {
         looper = Looper(parameters: controls.parameters, control: controls.looper)
+        looper.poolSeconds = poolSeconds
         looper.prepare(sampleRate: rate, maximumBlockSize: block)
         self.block = block
     }
@@ -215,6 +216,31 @@ final class TrackRig {
         for i in stride(from: 0, to: l, by: 97) {
             #expect(out[i] == layers[16].left[(position - l + i + 2 * l) % l])
         }
+    }
+
+    /// A full pool forgets the oldest steps first; the steps it keeps still undo bit for bit.
+    /// (A pool of 2 s holds a pass of this 0.5 s loop kept free plus about three whole-pass steps.)
+    @Test func aFullPoolDropsTheOldestStepsFirst() throws {
+        let rig = TrackRig(poolSeconds: 2)
+        rig.parameters.set(.looperUndoSteps, 15)
+        let l = 24_000
+        _ = rig.recordFirst(l)
+        rig.silence(l - 1)
+        var layers = [try #require(rig.looper.trackAudio(0))]
+        for k in 0..<10 {
+            rig.run(Signal.noise(length: l, amplitude: 0.05, seed: UInt64(200 + k)), nil, [(0, .send(.tap)), (l - 1, .send(.tap))])
+            rig.silence(l)
+            layers.append(try #require(rig.looper.trackAudio(0)))
+        }
+        let kept = rig.control.track(0).undoSteps
+        #expect(kept >= 2 && kept < 10, "\(kept) steps kept")
+        for k in stride(from: 9, through: 10 - kept, by: -1) {
+            rig.silence(1_000, [(0, .send(.undo))])
+            #expect(rig.looper.trackAudio(0) == layers[k], "after undo back to layer \(k)")
+        }
+        #expect(!rig.control.canUndo)
+        rig.silence(1_000, [(0, .send(.undo))])
+        #expect(rig.looper.trackAudio(0) == layers[10 - kept], "the older steps are gone")
     }
 
     @Test func aNewOverdubAfterUndoDropsTheRedoSteps() {
