@@ -106,7 +106,7 @@ public enum RenderActionError: Error, Equatable, CustomStringConvertible {
         case .negativeTime(let text):
             "'\(text)': the time must not be negative"
         case .unknownAction(let action):
-            "unknown action '\(action)': use ID=VALUE, looper.tap, looper.hold or looper.undo"
+            "unknown action '\(action)': use ID=VALUE, looper.tap, looper.hold, looper.undo, looper.redo, looper.clear or looper.record_next"
         case .parameter(let e): e.description
         }
     }

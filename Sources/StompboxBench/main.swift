@@ -160,9 +160,12 @@ func makeChain() -> Chain {
     return chain
 }
 
-/// The looper's footwork: record 8 s, play, overdub, play, overdub, undo, play on.
+/// The looper's footwork: record 8 s on track 1; a second track recorded in sync (it starts on
+/// the next cycle boundary and closes on one), then overdubbed, played, overdubbed, undone,
+/// redone, and played on.
 let looperTimeline: [(seconds: Double, action: LooperAction)] = [
-    (1, .tap), (9, .tap), (17, .tap), (25, .tap), (33, .tap), (41, .tap), (45, .undo), (49, .tap), (53, .tap),
+    (1, .tap), (9, .tap), (10, .recordNext), (12, .tap), (17, .tap), (25, .tap), (33, .tap), (41, .tap), (45, .undo),
+    (47, .redo), (49, .tap), (53, .tap),
 ]
 
 /// Looper actions by block index (scaled to the render's length when it is shorter than 60 s).

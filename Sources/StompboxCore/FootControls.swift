@@ -4,7 +4,8 @@ import StompboxDSP
 /// What a footswitch does: a key typed by a USB or Bluetooth pedal, or a MIDI message.
 ///
 /// Written in `controls.json` as short words: `preset:1`…`preset:3`, `preset:next`,
-/// `preset:previous`, `looper:tap`, `pedal:selected`, `pedal:<id>` (a pedal on or off),
+/// `preset:previous`, `looper:tap`, `looper:<gesture>` (`record_next`, `undo`, `redo`, `clear`:
+/// the selected loop track's, `record_next` the first empty one's), `pedal:selected`, `pedal:<id>` (a pedal on or off),
 /// `board:<n>` (the n-th pedal on the board, from 1), `tuner`, `tempo:tap`, `metronome`,
 /// `param:<parameter id>` (a knob, for a MIDI controller's knob or expression pedal).
 public enum FootAction: Hashable, Sendable, CustomStringConvertible {
@@ -12,6 +13,8 @@ public enum FootAction: Hashable, Sendable, CustomStringConvertible {
     case nextPreset
     case previousPreset
     case looperTap
+    /// A Looper gesture other than the tap (`LooperAction`).
+    case looper(LooperAction)
     case selectedPedal
     case pedal(String)
     case boardPosition(Int)
@@ -28,6 +31,7 @@ public enum FootAction: Hashable, Sendable, CustomStringConvertible {
         case ("preset", "previous"): self = .previousPreset
         case ("preset", let n?) where Int(n).map({ (1...PresetBank.slotCount).contains($0) }) == true: self = .preset(Int(n)!)
         case ("looper", "tap"): self = .looperTap
+        case ("looper", let g?) where LooperAction(rawValue: g) != nil: self = .looper(LooperAction(rawValue: g)!)
         case ("pedal", "selected"): self = .selectedPedal
         case ("pedal", let id?) where !id.isEmpty: self = .pedal(id)
         case ("board", let n?) where (Int(n) ?? 0) >= 1: self = .boardPosition(Int(n)!)
@@ -45,6 +49,7 @@ public enum FootAction: Hashable, Sendable, CustomStringConvertible {
         case .nextPreset: "preset:next"
         case .previousPreset: "preset:previous"
         case .looperTap: "looper:tap"
+        case .looper(let gesture): "looper:\(gesture.rawValue)"
         case .selectedPedal: "pedal:selected"
         case .pedal(let id): "pedal:\(id)"
         case .boardPosition(let n): "board:\(n)"
@@ -162,7 +167,7 @@ public enum FootControlsError: Error, Equatable, Sendable, CustomStringConvertib
 
     public var description: String {
         switch self {
-        case .badAction(let a): "'\(a)' is not an action (use preset:1-3, preset:next, preset:previous, looper:tap, pedal:selected, pedal:<id>, board:<n>, tuner, tempo:tap, metronome or param:<id>)"
+        case .badAction(let a): "'\(a)' is not an action (use preset:1-3, preset:next, preset:previous, looper:tap, looper:record_next, looper:undo, looper:redo, looper:clear, pedal:selected, pedal:<id>, board:<n>, tuner, tempo:tap, metronome or param:<id>)"
         case .badMIDI(let m): "'\(m)' is not a MIDI message (use pc N, cc N or note N with N 0-127, optionally followed by ch 1-16)"
         case .badKey(let k): "'\(k)' is not a key name"
         case .badFile(let why): why
@@ -407,6 +412,8 @@ public final class FootControlDispatcher {
             return pressed ? action : nil
         case .looperTap:
             if pressed { tapLooper() }
+        case .looper(let gesture):
+            if pressed { tapLooper(gesture) }
         case .tapTempo:
             if pressed, let bpm = tapTempo.tap(at: clock()) { controls.parameters.set(.tempo, Float(bpm)) }
         case .metronome:
@@ -485,11 +492,13 @@ public final class FootControlDispatcher {
         controls.parameters.set(p, on ? 1 : 0)
     }
 
-    private func tapLooper() {
+    private func tapLooper(_ gesture: LooperAction = .tap) {
         guard let looper = board().first(where: { $0 == .looper }) else { return }
         if isLocked(looper) { onLocked?(looper); return }
-        // The looper has to be in the chain to be heard; a tap switches it in.
-        if !controls.parameters.isOn(.looperEnabled) { controls.parameters.set(.looperEnabled, 1) }
-        controls.looper.send(.tap)
+        // The looper has to be in the chain to be heard; a gesture that records switches it in.
+        if gesture == .tap || gesture == .recordNext, !controls.parameters.isOn(.looperEnabled) {
+            controls.parameters.set(.looperEnabled, 1)
+        }
+        controls.looper.send(gesture)
     }
 }

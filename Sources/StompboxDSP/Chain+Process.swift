@@ -81,12 +81,13 @@ extension Chain {
         if let right { _ = applyOutputGain(right) }
         outputGain = glided
         // The metronome after the pedals, before the limiter (in the middle of a stereo board).
+        let countingIn = looperControl.isCountingIn
         let peak: Float
         if let right {
             let n = block.count
             let clicks = UnsafeMutableBufferPointer(rebasing: self.clicks[0..<n])
             clicks.update(repeating: 0)
-            if metronome.mix(into: clicks, p) {
+            if metronome.mix(into: clicks, p, countingIn: countingIn) {
                 for i in 0..<n {
                     block[i] += clicks[i]
                     right[i] += clicks[i]
@@ -94,7 +95,7 @@ extension Chain {
             }
             peak = limiter.process(block, right)
         } else {
-            metronome.mix(into: block, p)
+            metronome.mix(into: block, p, countingIn: countingIn)
             peak = limiter.process(block)
         }
         lastOutputPeak = max(lastOutputPeak, peak)

@@ -37,6 +37,8 @@ public final class Chain {
     public let parameters: ParameterStore
     let meters: LevelMeters
     let tunerTap: TunerTap
+    /// Whether a Looper counts in (the metronome clicks for it).
+    let looperControl: LooperControl
 
     /// Serializes the control calls (see the type's comment). Recursive, so that a control
     /// call may make another (`prepare` resets, `setBoard` collects the retired board). Never
@@ -99,6 +101,7 @@ public final class Chain {
         parameters = controls.parameters
         meters = controls.meters
         tunerTap = controls.tuner
+        looperControl = controls.looper
         shownBoard = Mutex(board)
         current = board
         let effects = board.map { $0.makeEffect(controls) }

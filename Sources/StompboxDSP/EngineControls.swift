@@ -1,59 +1,5 @@
 import Synchronization
 
-/// The looper pedal's three gestures.
-public enum LooperAction: String, CaseIterable, Sendable {
-    /// stopped → recording → playing → overdubbing → playing → …
-    case tap
-    /// The long press: stop and clear.
-    case hold
-    /// Removes the last overdub.
-    case undo
-}
-
-public enum LooperState: Int, Sendable {
-    case stopped, recording, playing, overdubbing
-
-    public var name: String {
-        switch self {
-        case .stopped: "stopped"
-        case .recording: "recording"
-        case .playing: "playing"
-        case .overdubbing: "overdubbing"
-        }
-    }
-}
-
-/// Looper requests (UI → audio) and status (audio → UI), all lock-free.
-/// A request is a counter the UI bumps; the audio thread acts once per increment it has not seen.
-public final class LooperControl: @unchecked Sendable {
-    let tapRequests = Atomic<Int>(0)
-    let holdRequests = Atomic<Int>(0)
-    let undoRequests = Atomic<Int>(0)
-
-    let stateValue = Atomic<Int>(LooperState.stopped.rawValue)
-    let positionValue = Atomic<Int>(0)
-    let lengthValue = Atomic<Int>(0)
-    let undoAvailableValue = Atomic<Bool>(false)
-
-    public init() {}
-
-    /// Any thread.
-    public func send(_ action: LooperAction) {
-        switch action {
-        case .tap: tapRequests.add(1, ordering: .releasing)
-        case .hold: holdRequests.add(1, ordering: .releasing)
-        case .undo: undoRequests.add(1, ordering: .releasing)
-        }
-    }
-
-    public var state: LooperState { LooperState(rawValue: stateValue.load(ordering: .acquiring)) ?? .stopped }
-    /// Playback position in samples within the loop.
-    public var position: Int { positionValue.load(ordering: .relaxed) }
-    /// Loop length in samples (0 while nothing is recorded; grows while recording the first pass).
-    public var length: Int { lengthValue.load(ordering: .relaxed) }
-    public var canUndo: Bool { undoAvailableValue.load(ordering: .relaxed) }
-}
-
 /// Peak meters written by the audio thread and read (and cleared) by the UI about 30 times a second.
 public final class LevelMeters: @unchecked Sendable {
     let inputPeakBits = Atomic<UInt32>(0)

@@ -4,61 +4,57 @@ import Synchronization
 import Glibc
 #endif
 
-/// The Looper's two tapes: reserved whole (two minutes each), but resident only as far as they
-/// are used. A player who never loops, or loops for ten seconds, does not pay 46 MB of memory.
+/// The Looper's tapes: every track's two sides and the undo pool's, reserved whole (two minutes
+/// a track) but resident only as far as they are used. A player who never loops, or loops for ten
+/// seconds on one track, does not pay for eight tracks of two minutes.
 ///
-/// The pages are made resident ahead of use, off the audio thread, so the audio thread never
-/// takes a page fault: tape A (the first pass) `ahead` samples beyond the recording position,
-/// tape B (where overdubs keep the layer beneath) up to the loop's length once it has one.
-/// A background thread does this every 20 ms from the `frontier` the audio thread publishes;
-/// `prepare` makes the first `ahead` samples of tape A resident before the Looper plays.
-/// Making a page resident never changes its contents (`MADV_POPULATE_WRITE`, or `mlock` where
-/// the kernel is older than 5.14), so it is safe beside the audio thread writing the tape.
+/// Each region is made resident ahead of use, off the audio thread, so the audio thread never
+/// takes a page fault: the audio thread publishes, per region, how many samples it may write
+/// soon (`demand`), and a background thread makes that much resident every 20 ms; `init` makes
+/// the initial demand resident before the Looper plays. Making a page resident never changes its
+/// contents (`MADV_POPULATE_WRITE`, or `mlock` where the kernel is older than 5.14), so it is
+/// safe beside the audio thread writing the tape.
 ///
 /// Pages once resident stay so until the tapes are released (a long loop cleared leaves its
 /// memory with the process, ready for the next one).
 final class LooperTapes: @unchecked Sendable {
-    let a: UnsafeMutablePointer<Float>
-    let b: UnsafeMutablePointer<Float>
-    let capacity: Int
-    /// Samples of tape A resident ahead of the recording position.
-    let ahead: Int
-    /// Published by the audio thread: the samples of tape A written so far (the first pass's
-    /// length while recording) and whether a loop exists (then tape B is needed up to it).
-    /// Cells of their own, so the audio thread reaches them without touching this object's
-    /// reference count.
-    let frontier: UnsafeMutablePointer<Atomic<Int>>
-    let loopExists: UnsafeMutablePointer<Atomic<Bool>>
+    /// Each region's first sample and its capacity in samples.
+    let regions: [(base: UnsafeMutablePointer<Float>, capacity: Int)]
+    /// Published by the audio thread: per region, how many samples from its start must be
+    /// resident. Cells of their own, so the audio thread reaches them without touching this
+    /// object's reference count.
+    let demand: UnsafeMutablePointer<Atomic<Int>>
+    private let memory: UnsafeMutableRawPointer
     private let bytes: Int
     private let stopping = Atomic<Bool>(false)
     private var thread: pthread_t?
-    /// How far each tape is resident (samples), under `lock`: the background thread and a test's
-    /// `update` may run at once (never the audio thread).
-    private var residentA = 0
-    private var residentB = 0
+    /// How far each region is resident (samples), under `lock`: the background thread and a
+    /// test's `update` may run at once (never the audio thread).
+    private var residentCounts: [Int]
     private let lock = NSLock()
 
     private static let pageFloats = 4096 / MemoryLayout<Float>.size
 
-    init?(capacity: Int, ahead: Int) {
-        let bytes = (capacity * MemoryLayout<Float>.size + 4095) & ~4095
+    /// `capacities` in samples; `initialDemand` (same count) is made resident before returning.
+    init?(capacities: [Int], initialDemand: [Int]) {
+        let rounded = capacities.map { ($0 + Self.pageFloats - 1) / Self.pageFloats * Self.pageFloats }
+        let bytes = rounded.reduce(0, +) * MemoryLayout<Float>.size
         // Reserved, not committed: untouched pages cost nothing, and read as zeros.
         let flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE
-        guard let a = mmap(nil, bytes, PROT_READ | PROT_WRITE, flags, -1, 0), a != MAP_FAILED else { return nil }
-        guard let b = mmap(nil, bytes, PROT_READ | PROT_WRITE, flags, -1, 0), b != MAP_FAILED else {
-            munmap(a, bytes)
-            return nil
-        }
-        self.a = a.assumingMemoryBound(to: Float.self)
-        self.b = b.assumingMemoryBound(to: Float.self)
+        guard bytes > 0, let memory = mmap(nil, bytes, PROT_READ | PROT_WRITE, flags, -1, 0), memory != MAP_FAILED else { return nil }
+        self.memory = memory
         self.bytes = bytes
-        self.capacity = capacity
-        self.ahead = ahead
-        frontier = .allocate(capacity: 1)
-        frontier.initialize(to: Atomic(0))
-        loopExists = .allocate(capacity: 1)
-        loopExists.initialize(to: Atomic(false))
-        populate(tapeA: true, upTo: ahead)
+        var regions: [(UnsafeMutablePointer<Float>, Int)] = []
+        var next = memory.assumingMemoryBound(to: Float.self)
+        for (capacity, size) in zip(capacities, rounded) {
+            regions.append((next, capacity))
+            next += size
+        }
+        self.regions = regions
+        residentCounts = [Int](repeating: 0, count: capacities.count)
+        demand = .allocate(capacity: capacities.count)
+        for (i, wanted) in initialDemand.enumerated() { (demand + i).initialize(to: Atomic(wanted)) }
+        update()
     }
 
     /// Starts the background thread (once).
@@ -87,12 +83,9 @@ final class LooperTapes: @unchecked Sendable {
     }
 
     deinit {
-        munmap(a, bytes)
-        munmap(b, bytes)
-        frontier.deinitialize(count: 1)
-        frontier.deallocate()
-        loopExists.deinitialize(count: 1)
-        loopExists.deallocate()
+        munmap(memory, bytes)
+        demand.deinitialize(count: regions.count)
+        demand.deallocate()
     }
 
     /// Background thread: keeps the tapes resident ahead of the audio thread.
@@ -107,26 +100,23 @@ final class LooperTapes: @unchecked Sendable {
     func update() {
         lock.lock()
         defer { lock.unlock() }
-        let written = frontier.pointee.load(ordering: .relaxed)
-        populate(tapeA: true, upTo: written + ahead)
-        if loopExists.pointee.load(ordering: .relaxed) { populate(tapeA: false, upTo: written) }
+        for r in regions.indices { populate(r, upTo: demand[r].load(ordering: .relaxed)) }
     }
 
-    /// How many samples of each tape are resident (for tests and the benchmark).
-    var resident: (a: Int, b: Int) {
+    /// How many samples of each region are resident (for tests and the benchmark).
+    var resident: [Int] {
         lock.lock()
         defer { lock.unlock() }
-        return (residentA, residentB)
+        return residentCounts
     }
 
-    private func populate(tapeA: Bool, upTo wanted: Int) {
+    private func populate(_ r: Int, upTo wanted: Int) {
+        let (base, capacity) = regions[r]
         let target = min(capacity, (wanted + Self.pageFloats - 1) / Self.pageFloats * Self.pageFloats)
-        let done = tapeA ? residentA : residentB
+        let done = residentCounts[r]
         guard target > done else { return }
-        let start = UnsafeMutableRawPointer(tapeA ? a + done : b + done)
-        let length = (target - done) * MemoryLayout<Float>.size
-        if !Self.makeResident(start, length) { return }
-        if tapeA { residentA = target } else { residentB = target }
+        if !Self.makeResident(UnsafeMutableRawPointer(base + done), (target - done) * MemoryLayout<Float>.size) { return }
+        residentCounts[r] = target
     }
 
     /// Faults the pages in for writing without changing them.

@@ -82,10 +82,12 @@ public struct Metronome {
         start + Int((Double(k - from) * 60 / bpm * rate).rounded())
     }
 
-    /// Adds the clicks that fall in `block`; false when it is off (nothing added). Audio thread.
+    /// Adds the clicks that fall in `block`; false when it is off (nothing added). While a
+    /// Looper counts in (`countingIn`) it clicks even when switched off, counting from the
+    /// block where the count-in started. Audio thread.
     @discardableResult
-    mutating func mix(into block: UnsafeMutableBufferPointer<Float>, _ parameters: ParameterStore) -> Bool {
-        let enabled = parameters.isOn(.metronomeEnabled)
+    mutating func mix(into block: UnsafeMutableBufferPointer<Float>, _ parameters: ParameterStore, countingIn: Bool = false) -> Bool {
+        let enabled = parameters.isOn(.metronomeEnabled) || countingIn
         if enabled != on {
             on = enabled
             restart()

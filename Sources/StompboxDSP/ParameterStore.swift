@@ -39,6 +39,14 @@ public final class ParameterStore: @unchecked Sendable {
         changes.add(1, ordering: .releasing)
     }
 
+    /// The audio thread's own write (the Looper selecting the track it records next): `value`
+    /// must already be legal, as nothing here may touch the table's specs.
+    @inline(__always)
+    func storeFromAudioThread(_ p: Parameter, _ value: Float) {
+        cell(p).pointee.store(value, ordering: .relaxed)
+        changes.add(1, ordering: .releasing)
+    }
+
     public subscript(_ p: Parameter) -> Float {
         get { load(p) }
         set { set(p, newValue) }

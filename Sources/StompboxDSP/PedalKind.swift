@@ -316,11 +316,15 @@ public struct PedalFace: Sendable {
     public let switchY: Int
     public let places: [Place]
     public let panel: Panel
+    /// Controls the face does not show (the command line, presets, MIDI and a panel of their
+    /// own reach them), by `PedalControl.key`.
+    public let hidden: Set<String>
     /// The colour printed on the enclosure (red, green, blue in 0…1), for the knob labels.
     public let ink: (red: Double, green: Double, blue: Double)
 
     public init(width: Int = 184, ledY: Int = 156, switchY: Int = 272, places: [Place] = [], panel: Panel = .controls,
-                ink: (red: Double, green: Double, blue: Double) = (0.95, 0.95, 0.95)) {
+                hidden: Set<String> = [], ink: (red: Double, green: Double, blue: Double) = (0.95, 0.95, 0.95)) {
+        self.hidden = hidden
         self.width = width
         self.ledY = ledY
         self.switchY = switchY

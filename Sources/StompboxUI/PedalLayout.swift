@@ -29,6 +29,7 @@ struct PedalLayout {
             var unplaced: [Parameter] = []
             for parameter in kind.controls {
                 let key = String(parameter.id.dropFirst(kind.id.count + 1))
+                if face.hidden.contains(key) { continue }
                 if let p = face.places.first(where: { $0.control == key }) {
                     places.append(Place(parameter: parameter, x: p.x, y: p.y, diameter: p.diameter, width: p.width, menu: p.menu, labels: p.labels))
                 } else {

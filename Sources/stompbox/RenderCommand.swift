@@ -38,7 +38,7 @@ struct RenderCommand: ParsableCommand {
     var assignments: [String] = []
 
     @Option(name: .customLong("at"), parsing: .unconditionalSingleValue,
-            help: ArgumentHelp("At a time in seconds: ID=VALUE, looper.tap, looper.hold or looper.undo, e.g. 2.5:looper.tap.", valueName: "seconds:action"))
+            help: ArgumentHelp("At a time in seconds: ID=VALUE (looper.track=N selects a loop track), looper.tap, looper.hold, looper.undo, looper.redo, looper.clear or looper.record_next, e.g. 2.5:looper.tap.", valueName: "seconds:action"))
     var actions: [String] = []
 
     @Option(name: .long, parsing: .unconditional,

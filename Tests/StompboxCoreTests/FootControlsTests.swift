@@ -48,10 +48,10 @@ struct FootControlsTests {
 
     @Test("Actions and MIDI triggers read back what they print, and bad ones are refused by name")
     func textForms() throws {
-        let actions: [FootAction] = [.preset(2), .nextPreset, .previousPreset, .looperTap, .selectedPedal, .pedal("delay"),
-                                     .boardPosition(4), .tuner, .tapTempo, .metronome, .parameter("delay.time_ms")]
+        let actions: [FootAction] = [.preset(2), .nextPreset, .previousPreset, .looperTap, .looper(.recordNext), .looper(.undo), .selectedPedal,
+                                     .pedal("delay"), .boardPosition(4), .tuner, .tapTempo, .metronome, .parameter("delay.time_ms")]
         for a in actions { #expect(try FootAction(parsing: a.description) == a) }
-        for bad in ["preset:4", "preset:0", "board:0", "pedal:", "launch", "param:"] {
+        for bad in ["preset:4", "preset:0", "board:0", "pedal:", "launch", "param:", "looper:jump"] {
             #expect(throws: FootControlsError.badAction(bad)) { try FootAction(parsing: bad) }
         }
         #expect(try MIDITrigger(parsing: "cc 80 ch 2") == MIDITrigger(.controlChange, 80, channel: 2))
@@ -224,5 +224,22 @@ struct FootControlsTests {
         p.set(.overdriveEnabled, 0)
         d.perform(.pedal("overdrive"))
         #expect(!p.isOn(.overdriveEnabled) && refused == [.overdrive])
+    }
+
+    @Test("looper:record_next switches the Looper in and records on the first empty track, which it selects; looper:undo does not switch it in")
+    func looperGestures() {
+        let controls = EngineControls()
+        let looper = Looper(parameters: controls.parameters, control: controls.looper)
+        looper.prepare(sampleRate: 48_000, maximumBlockSize: 64)
+        let d = FootControlDispatcher(controls: controls, board: { PedalKind.builtIn })
+        var block = [Float](repeating: 0.1, count: 64)
+        func play() { block.withUnsafeMutableBufferPointer { looper.process($0) } }
+        d.perform(.looper(.undo))
+        #expect(!controls.parameters.isOn(.looperEnabled))
+        controls.parameters.set(.looperTrack, 3)
+        d.perform(.looper(.recordNext))
+        #expect(controls.parameters.isOn(.looperEnabled))
+        play()
+        #expect(controls.looper.track(0).state == .recording && controls.parameters.load(.looperTrack) == 0)
     }
 }
