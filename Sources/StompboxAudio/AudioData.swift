@@ -9,17 +9,8 @@ public enum AudioData {
     /// With `maximumFrames`, a file that decodes to more is refused once it passes that, so a
     /// small file that inflates enormously (FLAC of silence) cannot fill memory.
     public static func decode(_ bytes: Data, name: String, maximumFrames: Int? = nil) throws(AudioFileError) -> AudioBuffer {
-        let memory = MemoryFile(Array(bytes))
-        var io = MemoryFile.io
-        var info = SF_INFO()
-        let user = Unmanaged.passUnretained(memory).toOpaque()
-        guard let file = sf_open_virtual(&io, Int32(SFM_READ), &info, user) else {
-            throw .notAudio(path: name, detail: sndfileMessage(nil))
-        }
+        let (memory, file, info) = try openForReading(bytes, name: name)
         defer { sf_close(file); withExtendedLifetime(memory) {} }
-        guard info.channels > 0, info.samplerate > 0 else {
-            throw .notAudio(path: name, detail: "it declares \(info.channels) channels at \(info.samplerate) Hz")
-        }
         let channels = Int(info.channels)
         var samples = [Float]()
         let chunk = 8192
@@ -40,6 +31,14 @@ public enum AudioData {
 
     /// What a file's header says: its rate, channels and frames, without decoding its samples.
     public static func info(_ bytes: Data, name: String) throws(AudioFileError) -> (sampleRate: Int, channels: Int, frames: Int) {
+        let (memory, file, info) = try openForReading(bytes, name: name)
+        sf_close(file)
+        return withExtendedLifetime(memory) { (Int(info.samplerate), Int(info.channels), Int(info.frames)) }
+    }
+
+    /// `bytes` opened for reading through virtual I/O, its header checked. The caller closes the
+    /// file and keeps `memory` alive until then (libsndfile reads through it).
+    private static func openForReading(_ bytes: Data, name: String) throws(AudioFileError) -> (memory: MemoryFile, file: OpaquePointer, info: SF_INFO) {
         let memory = MemoryFile(Array(bytes))
         var io = MemoryFile.io
         var info = SF_INFO()
@@ -47,11 +46,11 @@ public enum AudioData {
         guard let file = sf_open_virtual(&io, Int32(SFM_READ), &info, user) else {
             throw .notAudio(path: name, detail: sndfileMessage(nil))
         }
-        sf_close(file)
         guard info.channels > 0, info.samplerate > 0 else {
+            sf_close(file)
             throw .notAudio(path: name, detail: "it declares \(info.channels) channels at \(info.samplerate) Hz")
         }
-        return withExtendedLifetime(memory) { (Int(info.samplerate), Int(info.channels), Int(info.frames)) }
+        return (memory, file, info)
     }
 
     /// Encodes `buffer` as a whole file of `format` (24-bit PCM unless told) and returns its bytes.

@@ -25,25 +25,7 @@ struct RenderCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A preset file (JSON) to start from.", valueName: "file"))
     var preset: String?
 
-    @Option(name: .long, help: ArgumentHelp(RenderCommand.chainHelp + " A pedal left out is not on the board.", valueName: "id,id,…"))
-    var chain: String?
-
-    @Option(name: .customLong("add"), parsing: .unconditionalSingleValue,
-            help: ArgumentHelp(RenderCommand.addHelp, valueName: "id=lv2:uri"))
-    var additions: [String] = []
-
-    // Values are parsed in `run` so every mistake gets one plain line, not a usage screen.
-    @Option(name: .customLong("set"), parsing: .unconditionalSingleValue,
-            help: ArgumentHelp("Set a parameter before rendering (after --preset), e.g. delay.time_ms=420, reverb.enabled=on, tremolo.shape=square.", valueName: "id=value"))
-    var assignments: [String] = []
-
-    @Option(name: .customLong("at"), parsing: .unconditionalSingleValue,
-            help: ArgumentHelp("At a time in seconds: ID=VALUE (looper.track=N selects a loop track), looper.tap, looper.hold, looper.undo, looper.redo, looper.clear or looper.record_next, e.g. 2.5:looper.tap.", valueName: "seconds:action"))
-    var actions: [String] = []
-
-    @Option(name: .long, parsing: .unconditional,
-            help: ArgumentHelp("Seconds of silence rendered after IN so echoes and reverb ring out (default 0).", valueName: "seconds"))
-    var tail: String?
+    @OptionGroup var board: BoardOptions
 
     @Option(name: .long, parsing: .unconditional,
             help: ArgumentHelp("2 (default): the board's stereo output, left and right; 1: its mono output.", valueName: "1|2"))
@@ -75,7 +57,7 @@ struct RenderCommand: ParsableCommand {
             }
             let summary = try renderer.render(input: input, output: output)
             if let target {
-                try target.save(input: input, output: output, plan: plan, actions: actions,
+                try target.save(input: input, output: output, plan: plan, actions: board.actions,
                                 author: author ?? SessionCLI.defaultAuthor)
             }
             print("wrote \(output): \(summary.channels) channel\(summary.channels == 1 ? "" : "s"), \(summary.sampleRate) Hz, "
@@ -96,8 +78,8 @@ struct RenderCommand: ParsableCommand {
     /// The preset, then `--set` in order, then `--at`, then `--tail`. A preset that switches a
     /// locked pedal on still loads, with that pedal off and a warning.
     func makePlan(gate: () -> FeatureGate = { .locked }) throws -> RenderPlan {
-        try Self.makePlan(preset: preset.map(Self.loadPreset), chain: chain, additions: additions, assignments: assignments,
-                          actions: actions, tail: tail, channels: channels, gate: gate)
+        try Self.makePlan(preset: preset.map(Self.loadPreset), chain: board.chain, additions: board.additions, assignments: board.assignments,
+                          actions: board.actions, tail: board.tail, channels: channels, gate: gate)
     }
 
     /// The plan of `render` (and of `session reamp`) from its options; `preset` already read.

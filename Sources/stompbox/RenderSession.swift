@@ -26,9 +26,9 @@ struct RenderSession {
     /// Adds IN as a `di` track (muted, so the mix plays what the board made of it) and OUT as a
     /// `wet` track, both with the board and `--at` actions they were played through, and saves.
     ///
-    /// The Looper's scripted loop tracks (`--at T:looper.…`) are not saved as `loop` tracks yet:
-    /// today's Looper keeps one loop inside the board's output. When it keeps tracks of its own,
-    /// each one it made is added here as a `loop` track.
+    /// The Looper's scripted tracks (`--at T:looper.…`) are not saved as `loop` tracks yet: they
+    /// are heard in OUT only. Each one can be read after the render (`Looper.trackAudio`) and
+    /// belongs here as a `loop` track.
     func save(input: String, output: String, plan: RenderPlan, actions: [String], author: String) throws(CommandLineError) {
         let board = SessionCLI.board(of: plan)
         do {

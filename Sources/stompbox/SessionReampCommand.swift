@@ -28,24 +28,7 @@ struct SessionReampCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A preset file (JSON), or a preset slot 1, 2 or 3.", valueName: "n"))
     var preset: String?
 
-    @Option(name: .long, help: ArgumentHelp(RenderCommand.chainHelp, valueName: "id,id,…"))
-    var chain: String?
-
-    @Option(name: .customLong("add"), parsing: .unconditionalSingleValue,
-            help: ArgumentHelp(RenderCommand.addHelp, valueName: "id=lv2:uri"))
-    var additions: [String] = []
-
-    @Option(name: .customLong("set"), parsing: .unconditionalSingleValue,
-            help: ArgumentHelp("Set a parameter (after --preset), e.g. delay.time_ms=420.", valueName: "id=value"))
-    var assignments: [String] = []
-
-    @Option(name: .customLong("at"), parsing: .unconditionalSingleValue,
-            help: ArgumentHelp("At a time in seconds: ID=VALUE, looper.tap, looper.hold or looper.undo.", valueName: "seconds:action"))
-    var actions: [String] = []
-
-    @Option(name: .long, parsing: .unconditional,
-            help: ArgumentHelp("Seconds of silence played after the track so echoes ring out (default 0).", valueName: "seconds"))
-    var tail: String?
+    @OptionGroup var board: BoardOptions
 
     @Option(name: .long, help: ArgumentHelp("How the new track's audio is stored: flac (24-bit, default) or wav-float.", valueName: "format"))
     var format: String?
@@ -60,25 +43,25 @@ struct SessionReampCommand: ParsableCommand {
         guard let dry = s.manifest.track(track) else { fail(SessionError(path: session, .unknownTrack(track)).description) }
         let storage = SessionCLI.audioFormat(format)
         let store = StoreGate(publicKeyFile: publicKey)
-        let ownBoard = preset == nil && chain == nil && additions.isEmpty && assignments.isEmpty && actions.isEmpty
+        let ownBoard = preset == nil && board.changeNothing
         do {
             let plan: RenderPlan
             let played: [String]
             if ownBoard {
-                guard let board = dry.board else {
+                guard let recordedBoard = dry.board else {
                     throw CommandLineError("track '\(track)' has no board of its own; give --preset or --chain")
                 }
                 let recorded: Preset
-                do { recorded = try Preset(json: board) } catch {
+                do { recorded = try Preset(json: recordedBoard) } catch {
                     throw CommandLineError(SessionError(path: session, .badBoard(track: track, detail: error.description)).description)
                 }
                 played = dry.actions
                 plan = try RenderCommand.makePlan(preset: recorded, chain: nil, additions: [], assignments: [], actions: played,
-                                                  tail: tail, channels: nil, gate: store.gate)
+                                                  tail: board.tail, channels: nil, gate: store.gate)
             } else {
-                played = actions
-                plan = try RenderCommand.makePlan(preset: try preset.map(Self.loadPreset), chain: chain, additions: additions,
-                                                  assignments: assignments, actions: played, tail: tail, channels: nil, gate: store.gate)
+                played = board.actions
+                plan = try RenderCommand.makePlan(preset: try preset.map(Self.loadPreset), chain: board.chain, additions: board.additions,
+                                                  assignments: board.assignments, actions: played, tail: board.tail, channels: nil, gate: store.gate)
             }
             let renderer = OfflineRenderer(plan: plan)
             renderer.warn = { warn($0) }
