@@ -76,6 +76,9 @@ struct LoopTrack {
     var gainRight = SmoothedValue(1)
     var gainDecibels: Float = 0
     var gainLinear: Float = 1
+    /// The overview bin being drawn (-1: none) and its peak so far (`Looper+Share.swift`).
+    var overviewBin = -1
+    var overviewPeak: Float = 0
 
     init() {
         tapeLeft = .allocate(capacity: 1)

@@ -84,6 +84,8 @@ public final class Looper: AudioEffect {
     var cycle = LoopCycle()
     /// Frames processed since `prepare`.
     var clock = 0
+    /// How far the copy `LooperControl.copyTrack` asked for has come (`Looper+Share.swift`).
+    var copyOffset = 0
     /// Whether the block being processed is stereo.
     var blockIsStereo = false
     var level = SmoothedValue(Parameter.looperLevel.spec.defaultValue)
@@ -278,6 +280,7 @@ public final class Looper: AudioEffect {
         }
         for t in 0..<LooperControl.trackCount where ran & (1 << t) == 0 { mix(t, n, io) }
         for t in 0..<LooperControl.trackCount { tracks[t].closedAt = -1 }
+        serviceCopy()
         remember(n, io)
         clock += n
         if cycle.length == 0 && !firstPassRunning {
@@ -295,6 +298,7 @@ public final class Looper: AudioEffect {
             }
         }
         publishStatus()
+        control.blocksRun.add(1, ordering: .releasing)
     }
 
     /// When a first pass closed in this block (at `closedAt`), its length becomes the cycle.
@@ -314,7 +318,9 @@ public final class Looper: AudioEffect {
         let (gl, gr) = trackGains(t)
         track.pointee.gainLeft.setTarget(gl)
         track.pointee.gainRight.setTarget(gr)
+        let playedFrom = track.pointee.hasLoop ? track.pointee.position : -1, loopLength = track.pointee.length
         let sounding = track.pointee.process(n, io, pool, cycle, shortest: shortestLength)
+        share(t, n, from: sounding ? playedFrom : -1, length: loopLength)
         if track.pointee.fadeIn {
             // A late close: its playback starts in the middle of the loop, so it fades in.
             track.pointee.fadeIn = false

@@ -68,6 +68,30 @@ public final class LooperControl: @unchecked Sendable {
         static var count: Int { 6 }
     }
 
+    /// Per track, `overviewBins` peaks (a Float's bits) of the loop as it last played
+    /// (`LooperControl+Share.swift`).
+    let overviewCells: UnsafeMutablePointer<Atomic<UInt32>>
+    /// The loop length each track's overview was drawn over (0: none).
+    let overviewLengths: UnsafeMutablePointer<Atomic<Int>>
+    /// The tap the audio thread calls (an unretained `TapBox`'s address, 0 for none), and the
+    /// count of Looper blocks that have run, so a caller knows when the old tap is out of use.
+    let tapAddress = Atomic<Int>(0)
+    let blocksRun = Atomic<Int>(0)
+    /// A copy the audio thread makes for `copyTrack`: its state (`CopyState`), the track, the
+    /// caller's buffers and their length, how far it has come, and where the track started.
+    let copyState = Atomic<Int>(0)
+    let copyTrackIndex = Atomic<Int>(0)
+    let copyLeft = Atomic<Int>(0)
+    let copyRight = Atomic<Int>(0)
+    let copyLength = Atomic<Int>(0)
+    let copyStart = Atomic<Int>(0)
+    let copyStereo = Atomic<Bool>(false)
+    /// Control threads only (never locked on the audio thread): the tap kept alive while the
+    /// audio thread may call it, held while one `setTap` runs.
+    let heldTap = Mutex<TapBox?>(nil)
+    /// Held while one `copyTrack` runs: one copy at a time.
+    let copying = Mutex<Void>(())
+
     public init() {
         let requests = Self.trackCount * Request.count
         trackRequests = .allocate(capacity: requests)
@@ -75,6 +99,10 @@ public final class LooperControl: @unchecked Sendable {
         let cells = Self.trackCount * Status.count
         trackStatus = .allocate(capacity: cells)
         for i in 0..<cells { (trackStatus + i).initialize(to: Atomic(0)) }
+        overviewCells = .allocate(capacity: Self.trackCount * Self.overviewBins)
+        for i in 0..<Self.trackCount * Self.overviewBins { (overviewCells + i).initialize(to: Atomic(0)) }
+        overviewLengths = .allocate(capacity: Self.trackCount)
+        for i in 0..<Self.trackCount { (overviewLengths + i).initialize(to: Atomic(0)) }
     }
 
     deinit {
@@ -82,6 +110,10 @@ public final class LooperControl: @unchecked Sendable {
         trackRequests.deallocate()
         trackStatus.deinitialize(count: Self.trackCount * Status.count)
         trackStatus.deallocate()
+        overviewCells.deinitialize(count: Self.trackCount * Self.overviewBins)
+        overviewCells.deallocate()
+        overviewLengths.deinitialize(count: Self.trackCount)
+        overviewLengths.deallocate()
     }
 
     @inline(__always)
