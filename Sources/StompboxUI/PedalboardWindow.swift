@@ -75,6 +75,8 @@ public final class PedalboardWindow {
     let outputMeter = LevelMeter(title: "OUT", accessibleName: "Output Level")
     private(set) var tuner: TunerView!
     private(set) var tempo: TempoSection!
+    /// The tracks panel right of the board (the app sets its `record` closure).
+    private(set) var tracks: TracksPanel!
     let tunerButton = gtk_toggle_button_new_with_label("Tuner")!
     private let readoutLabel = gtk_label_new("")!
     /// What the readout in the strip says (a knob's value while it turns).
@@ -217,6 +219,11 @@ public final class PedalboardWindow {
         gtk_box_pack_start(cast(raw(boardBox)), outputMeter.widget, 0, 0, 8)
         gtk_widget_set_valign(outputMeter.widget, GTK_ALIGN_CENTER)
         gtk_box_pack_start(cast(raw(middle)), boardBox, 1, 1, 0)
+        tracks = TracksPanel(engine: engine)
+        tracks.window = window
+        tracks.isLooperLocked = { [unowned self] in isLocked(.looper) }
+        tracks.onLooperLocked = { [unowned self] in onLocked?(.looper) }
+        gtk_box_pack_end(cast(raw(middle)), tracks.widget, 0, 0, 6)
         return middle
     }
 
@@ -279,6 +286,7 @@ public final class PedalboardWindow {
         statusBar.poll(status, tick: ticks, pollsPerSecond: Self.pollsPerSecond)
         board.updateLoopers()
         let changes = controls.parameters.changeCount
+        tracks.poll(tick: ticks, parametersChanged: changes != seenChanges)
         if changes != seenChanges {
             seenChanges = changes
             syncControls()
@@ -289,7 +297,7 @@ public final class PedalboardWindow {
         if let hooks, hooks.isReporting, ticks % 2 == 0, !board.placingWidgets {
             hooks.report(engine: engine, status: status, readout: readout, statusText: statusBar.text,
                          layout: { layout() },
-                         extra: { ["tuner": tuner.state, "footControls": footState, "tempo": tempo.state] })
+                         extra: { ["tuner": tuner.state, "footControls": footState, "tempo": tempo.state, "tracks": tracks.state] })
         }
     }
 
