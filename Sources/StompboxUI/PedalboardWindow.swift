@@ -78,6 +78,9 @@ public final class PedalboardWindow {
     /// The tracks panel right of the board (the app sets its `record` closure).
     private(set) var tracks: TracksPanel!
     let tunerButton = gtk_toggle_button_new_with_label("Tuner")!
+    /// Shows the tracks panel; it starts hidden so the window's natural size (and so where and
+    /// how large it opens, and the pedals' zoom) stays what the board asks for.
+    let tracksButton = gtk_toggle_button_new_with_label("Tracks")!
     private let readoutLabel = gtk_label_new("")!
     /// What the readout in the strip says (a knob's value while it turns).
     private(set) var readout: String?
@@ -183,6 +186,14 @@ public final class PedalboardWindow {
             if wanted != tuner.isOpen { tuner.toggle() }
         }
         gtk_box_pack_start(cast(raw(strip)), tunerButton, 0, 0, 2)
+        addClass(tracksButton, "add-pedal")
+        setAccessible(tracksButton, name: "Tracks")
+        gtk_widget_set_tooltip_text(tracksButton, "Show the tracks: the Looper's loop tracks and the session's")
+        onSignal(raw(tracksButton), "toggled") { [unowned self] in
+            let shown = gtk_toggle_button_get_active(cast(raw(tracksButton))) != 0
+            if shown { gtk_widget_show_all(tracks.widget) } else { gtk_widget_hide(tracks.widget) }
+        }
+        gtk_box_pack_start(cast(raw(strip)), tracksButton, 0, 0, 2)
         gtk_box_pack_start(cast(raw(strip)), addMenu.button, 0, 0, 6)
         gtk_box_pack_start(cast(raw(strip)), moreButton, 0, 0, 6)
         addClass(readoutLabel, "readout")
@@ -223,6 +234,7 @@ public final class PedalboardWindow {
         tracks.window = window
         tracks.isLooperLocked = { [unowned self] in isLocked(.looper) }
         tracks.onLooperLocked = { [unowned self] in onLocked?(.looper) }
+        gtk_widget_set_no_show_all(tracks.widget, 1)
         gtk_box_pack_end(cast(raw(middle)), tracks.widget, 0, 0, 6)
         return middle
     }

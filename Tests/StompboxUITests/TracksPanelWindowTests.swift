@@ -23,6 +23,11 @@ struct TracksPanelWindowTests {
                                             accessibility: true, screen: (1280, 720), touch: true)
         defer { session.stop() }
         #expect(waitUntil(seconds: 10) { session.engineState == "running" })
+        // The panel opens from the strip (a finger on "Tracks").
+        let button = try session.settledPoint(["tracks_button"])
+        try session.touch("down 1 \(button[0]) \(button[1])")
+        Thread.sleep(forTimeInterval: 0.08)
+        try session.touch("up 1 \(button[0]) \(button[1])")
         _ = try session.settledPoint(["tracks", "loop2"])
 
         // Track 1 by key: Space taps the selected track (the first).
@@ -84,7 +89,7 @@ struct TracksPanelWindowTests {
         // author, the mix controls with their values.
         let controls = try session.accessibleControls()
         func value(_ name: String) -> String? { controls.first { $0.name == name }?.value }
-        #expect(value("Loop 1") == loops[0] || value("Loop 1")?.hasPrefix("playing") == true, "\(value("Loop 1") ?? "missing")")
+        #expect(value("Loop 1")?.hasPrefix("playing") == true, "\(value("Loop 1") ?? "missing")")
         #expect(value("Loop 2")?.hasPrefix("playing") == true, "\(value("Loop 2") ?? "missing")")
         for id in ["loop-1", "loop-2"] {
             #expect(value("Session track \(id)")?.hasPrefix("loop by ") == true, "\(value("Session track \(id)") ?? "missing")")
