@@ -186,14 +186,6 @@ public final class PedalboardWindow {
             if wanted != tuner.isOpen { tuner.toggle() }
         }
         gtk_box_pack_start(cast(raw(strip)), tunerButton, 0, 0, 2)
-        addClass(tracksButton, "add-pedal")
-        setAccessible(tracksButton, name: "Tracks")
-        gtk_widget_set_tooltip_text(tracksButton, "Show the tracks: the Looper's loop tracks and the session's")
-        onSignal(raw(tracksButton), "toggled") { [unowned self] in
-            let shown = gtk_toggle_button_get_active(cast(raw(tracksButton))) != 0
-            if shown { gtk_widget_show_all(tracks.widget) } else { gtk_widget_hide(tracks.widget) }
-        }
-        gtk_box_pack_start(cast(raw(strip)), tracksButton, 0, 0, 2)
         gtk_box_pack_start(cast(raw(strip)), addMenu.button, 0, 0, 6)
         gtk_box_pack_start(cast(raw(strip)), moreButton, 0, 0, 6)
         addClass(readoutLabel, "readout")
@@ -217,6 +209,15 @@ public final class PedalboardWindow {
         tempo = TempoSection(store: controls.parameters, onReadout: { [weak self] in self?.showReadout($0) },
                              onTap: { [weak self] in self?.perform(.tapTempo, .press, from: "button") })
         gtk_box_pack_end(cast(raw(presetColumn)), tempo.widget, 0, 0, 8)
+        // Under the presets, not in the strip: the strip's room goes to the pedals' selectors.
+        addClass(tracksButton, "pedal-button")
+        setAccessible(tracksButton, name: "Tracks")
+        gtk_widget_set_tooltip_text(tracksButton, "Show the tracks: the Looper's loop tracks and the session's")
+        onSignal(raw(tracksButton), "toggled") { [unowned self] in
+            let shown = gtk_toggle_button_get_active(cast(raw(tracksButton))) != 0
+            if shown { gtk_widget_show_all(tracks.widget) } else { gtk_widget_hide(tracks.widget) }
+        }
+        gtk_box_pack_end(cast(raw(presetColumn)), tracksButton, 0, 0, 0)
         learn.attach(tempo.knob, .parameter(Parameter.tempo.id), "Tempo")
         learn.attach(tempo.levelKnob, .parameter(Parameter.metronomeLevel.id), "Metronome Level")
         learn.attach(tempo.tapButton, .tapTempo, "Tap tempo")
