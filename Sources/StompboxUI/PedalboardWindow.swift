@@ -211,10 +211,13 @@ public final class PedalboardWindow {
         gtk_box_pack_end(cast(raw(presetColumn)), tempo.widget, 0, 0, 8)
         // Under the presets, not in the strip: the strip's room goes to the pedals' selectors.
         addClass(tracksButton, "pedal-button")
+        gtk_widget_set_size_request(tracksButton, -1, 34)
         setAccessible(tracksButton, name: "Tracks")
         gtk_widget_set_tooltip_text(tracksButton, "Show the tracks: the Looper's loop tracks and the session's")
         onSignal(raw(tracksButton), "toggled") { [unowned self] in
             let shown = gtk_toggle_button_get_active(cast(raw(tracksButton))) != 0
+            // Hidden from the window's first show_all by no-show-all, which show_all also obeys here.
+            gtk_widget_set_no_show_all(tracks.widget, 0)
             if shown { gtk_widget_show_all(tracks.widget) } else { gtk_widget_hide(tracks.widget) }
         }
         gtk_box_pack_end(cast(raw(presetColumn)), tracksButton, 0, 0, 0)

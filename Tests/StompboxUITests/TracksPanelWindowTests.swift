@@ -54,6 +54,16 @@ struct TracksPanelWindowTests {
         #expect(waitUntil(seconds: 8) { Self.loop(session, 2).hasPrefix("playing") }, "loop 2: \(Self.loop(session, 2))")
         let loops = (1...2).map { Self.loop(session, $0) }
 
+        // A finger on loop 1's gain slider moves it there (the middle of -40…12 dB is -14 dB): the
+        // parameter the Looper reads follows.
+        let gain = try session.settledPoint(["tracks", "loop1_gain"])
+        #expect(session.parameter("looper.track1_gain_db") == 0)
+        try session.touch("down 1 \(gain[0]) \(gain[1])")
+        Thread.sleep(forTimeInterval: 0.08)
+        try session.touch("up 1 \(gain[0]) \(gain[1])")
+        #expect(waitUntil(seconds: 3) { (session.parameter("looper.track1_gain_db") ?? 0) < -8 },
+                "loop 1 gain: \(session.parameter("looper.track1_gain_db") ?? .nan) dB")
+
         // Save as… a new file.
         let folder = session.home.appendingPathComponent("files")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
