@@ -94,7 +94,9 @@ extension TracksPanel {
             sessionHasFile = true
             self.session = session
             unsaved = false
-            say("Saved \(URL(fileURLWithPath: target).lastPathComponent): \(session.manifest.tracks.count) tracks, \(added.count) from the Looper.")
+            let open = (0..<LooperControl.trackCount).filter { control.track($0).state == .recording }.map { "\($0 + 1)" }
+            say("Saved \(URL(fileURLWithPath: target).lastPathComponent): \(session.manifest.tracks.count) tracks, \(added.count) from the Looper."
+                + (open.isEmpty ? "" : " Loop track \(open.joined(separator: ", ")) was still recording its first pass and is not in it."))
         } catch let error as SessionError {
             say(error.description, error: true)
         } catch {
@@ -109,8 +111,10 @@ extension TracksPanel {
         let rate = Int(engine.chain.sampleRate)
         var added: [String] = []
         let cycle = control.cycle
-        for track in 0..<LooperControl.trackCount where control.track(track).length > 0 {
+        // A first pass still being recorded has no loop yet: it is left out (the message says so).
+        for track in 0..<LooperControl.trackCount where control.track(track).length > 0 && control.track(track).state != .recording {
             guard let loop = loopAudio(track) else {
+                for id in added { session.removeTrack(id) }
                 throw SessionError(path: session.path, .invalid("loop track \(track + 1)'s audio could not be copied (is the audio running?)"))
             }
             let audio = loop.isStereo
@@ -118,9 +122,15 @@ extension TracksPanel {
                 : AudioBuffer(samples: loop.left, sampleRate: rate, channels: 1)
             let scale = Double(session.manifest.sampleRate) / Double(rate)
             let gain = Double(store.load(.looperTrackGain(track)))
-            let id = try session.addTrack(audio, kind: .loop, author: Self.author, start: Int((Double(loop.start) * scale).rounded()),
+            let id: String
+            do throws(SessionError) {
+                id = try session.addTrack(audio, kind: .loop, author: Self.author, start: Int((Double(loop.start) * scale).rounded()),
                                           gainDB: gain.isFinite ? gain : 0, pan: Double(store.load(.looperTrackPan(track))),
                                           mute: store.isOn(.looperTrackMute(track))).id
+            } catch {
+                for id in added { session.removeTrack(id) }
+                throw error
+            }
             added.append(id)
         }
         if cycle > 0 { session.cycleFrames = Int((Double(cycle) * Double(session.manifest.sampleRate) / Double(rate)).rounded()) }
