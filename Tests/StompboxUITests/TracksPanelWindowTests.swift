@@ -16,6 +16,33 @@ struct TracksPanelWindowTests {
     }
     static func sessionTracks(_ session: PedalboardSession) -> [[String: Any]] { tracks(session)["session"] as? [[String: Any]] ?? [] }
 
+    /// 16-bit mono 48 kHz WAV of a 440 Hz tone.
+    static func wav(seconds: Double) -> Data {
+        let frames = Int(seconds * 48_000)
+        var data = Data()
+        func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { data.append(contentsOf: $0) } }
+        func u16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { data.append(contentsOf: $0) } }
+        data.append(contentsOf: Array("RIFF".utf8)); u32(36 + frames * 2); data.append(contentsOf: Array("WAVEfmt ".utf8))
+        u32(16); u16(1); u16(1); u32(48_000); u32(96_000); u16(2); u16(16)
+        data.append(contentsOf: Array("data".utf8)); u32(frames * 2)
+        for i in 0..<frames {
+            withUnsafeBytes(of: Int16(10_000 * sin(2 * Double.pi * 440 * Double(i) / 48_000)).littleEndian) { data.append(contentsOf: $0) }
+        }
+        return data
+    }
+
+    func addFile(_ session: PedalboardSession, _ path: String) throws {
+        try session.click("tracks", "add")
+        try session.keys(to: "Add Audio File", "ctrl+l")
+        try session.type(to: "Add Audio File", path)
+        Thread.sleep(forTimeInterval: 0.5)   // the location bar's completion settles
+        try session.keys(to: "Add Audio File", "Return")
+        if !waitUntil(seconds: 3, { session.windows(named: "Add Audio File").isEmpty }) {
+            try session.keys(to: "Add Audio File", "Return")   // the first Return took a completion
+        }
+        _ = waitUntil(seconds: 3) { session.windows(named: "Add Audio File").isEmpty }
+    }
+
     @Test("two loop tracks, one recorded by key and one by touch, are saved and shown again when the session is opened",
           .enabled(if: AudioServerKind.pulseaudio.isAvailable, "\(AudioServerKind.pulseaudio.unavailableReason ?? "")"))
     func recordSaveReopen() throws {
@@ -109,6 +136,20 @@ struct TracksPanelWindowTests {
         for name in ["Record", "Open session", "Save session", "Save session as", "Add audio file"] {
             #expect(controls.contains { $0.name == name }, "no accessible \(name)")
         }
+
+        // Add audio file…: a file that is not audio gives one message and changes nothing; a WAV
+        // becomes an import track.
+        let notAudio = folder.appendingPathComponent("notes.wav").path
+        try Data("not audio".utf8).write(to: URL(fileURLWithPath: notAudio))
+        try addFile(session, notAudio)
+        #expect(waitUntil(seconds: 5) { (Self.tracks(session)["message"] as? String)?.contains("notes.wav cannot be added") == true },
+                "\(Self.tracks(session)["message"] ?? "no message")")
+        #expect(Self.sessionTracks(session).count == 2)
+        let wav = folder.appendingPathComponent("tone.wav").path
+        try Self.wav(seconds: 0.5).write(to: URL(fileURLWithPath: wav))
+        try addFile(session, wav)
+        #expect(waitUntil(seconds: 5) { Self.sessionTracks(session).map { $0["id"] as? String }.last == "import-3" },
+                "\(Self.sessionTracks(session))")
 
         // The panel fits the 1280×720 screen beside the pedals.
         let panel = try #require((session.state()?["layout"] as? [String: Any]).flatMap { ($0["tracks"] as? [String: Any])?["panel"] as? [Int] })
