@@ -96,7 +96,7 @@ let package = Package(
             "CSodium", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
         ]),
         .target(name: "StompboxUI", dependencies: [
-            "StompboxDSP", "StompboxAudio", "StompboxCore", "CGtk", "CStompboxShim",
+            "StompboxDSP", "StompboxAudio", "StompboxCore", "StompboxSession", "CGtk", "CStompboxShim",
         ]),
         // The command line; it loads no GTK. With no subcommand it hands over to stompbox-window.
         // Release builds carry the Swift runtime and Foundation inside (-static-stdlib, as

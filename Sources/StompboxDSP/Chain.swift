@@ -170,6 +170,12 @@ public final class Chain {
         }
     }
 
+    /// Track `track` of the board's Looper (`Looper.trackAudio`), nil without a loop there. Only
+    /// while no audio thread runs (the live loop stopped, after an offline render).
+    public func looperTrackAudio(_ track: Int) -> LoopTrackAudio? {
+        locked { instances.values.lazy.compactMap { ($0 as? Looper)?.trackAudio(track) }.first }
+    }
+
     /// Allocates every buffer. A control call, not while the audio thread runs; call before the
     /// first `process`. A board waiting for the audio thread is taken in at once. At a new
     /// sample rate a Looper's recording is converted by `keepingLoops` and kept (without it, a

@@ -142,6 +142,30 @@ public final class Session {
         return track
     }
 
+    /// Sets how track `id` plays in the mix; its audio and hash stay as they are.
+    public func setMix(of id: String, gainDB: Double, pan: Double, mute: Bool) throws(SessionError) {
+        guard let i = manifest.tracks.firstIndex(where: { $0.id == id }) else { throw SessionError(path: path, .unknownTrack(id)) }
+        guard SessionTrack.gains.contains(gainDB), SessionTrack.pans.contains(pan) else {
+            throw SessionError(path: path, .invalid("track '\(id)': gain \(gainDB) dB or pan \(pan) out of range"))
+        }
+        manifest.tracks[i].gainDB = gainDB
+        manifest.tracks[i].pan = pan
+        manifest.tracks[i].mute = mute
+    }
+
+    /// Takes track `id` and its audio out of the session (nothing else changes).
+    public func removeTrack(_ id: String) {
+        guard let i = manifest.tracks.firstIndex(where: { $0.id == id }) else { return }
+        files[manifest.tracks[i].file] = nil
+        manifest.tracks.remove(at: i)
+    }
+
+    /// The loop cycle in frames (`cycle_frames`); 0 when no loop set it.
+    public var cycleFrames: Int {
+        get { manifest.cycleFrames }
+        set { manifest.cycleFrames = max(0, newValue) }
+    }
+
     /// The first free `KIND-N`, counting from the number of tracks.
     private func nextID(_ kind: SessionTrack.Kind) -> String {
         var n = manifest.tracks.count + 1

@@ -75,7 +75,12 @@ public final class PedalboardWindow {
     let outputMeter = LevelMeter(title: "OUT", accessibleName: "Output Level")
     private(set) var tuner: TunerView!
     private(set) var tempo: TempoSection!
+    /// The tracks panel right of the board (the app sets its `record` closure).
+    private(set) var tracks: TracksPanel!
     let tunerButton = gtk_toggle_button_new_with_label("Tuner")!
+    /// Shows the tracks panel; it starts hidden so the window's natural size (and so where and
+    /// how large it opens, and the pedals' zoom) stays what the board asks for.
+    let tracksButton = gtk_toggle_button_new_with_label("Tracks")!
     private let readoutLabel = gtk_label_new("")!
     /// What the readout in the strip says (a knob's value while it turns).
     private(set) var readout: String?
@@ -204,6 +209,18 @@ public final class PedalboardWindow {
         tempo = TempoSection(store: controls.parameters, onReadout: { [weak self] in self?.showReadout($0) },
                              onTap: { [weak self] in self?.perform(.tapTempo, .press, from: "button") })
         gtk_box_pack_end(cast(raw(presetColumn)), tempo.widget, 0, 0, 8)
+        // Under the presets, not in the strip: the strip's room goes to the pedals' selectors.
+        addClass(tracksButton, "pedal-button")
+        gtk_widget_set_size_request(tracksButton, -1, 34)
+        setAccessible(tracksButton, name: "Tracks")
+        gtk_widget_set_tooltip_text(tracksButton, "Show the tracks: the Looper's loop tracks and the session's")
+        onSignal(raw(tracksButton), "toggled") { [unowned self] in
+            let shown = gtk_toggle_button_get_active(cast(raw(tracksButton))) != 0
+            // Hidden from the window's first show_all by no-show-all, which show_all also obeys here.
+            gtk_widget_set_no_show_all(tracks.widget, 0)
+            if shown { gtk_widget_show_all(tracks.widget) } else { gtk_widget_hide(tracks.widget) }
+        }
+        gtk_box_pack_end(cast(raw(presetColumn)), tracksButton, 0, 0, 0)
         learn.attach(tempo.knob, .parameter(Parameter.tempo.id), "Tempo")
         learn.attach(tempo.levelKnob, .parameter(Parameter.metronomeLevel.id), "Metronome Level")
         learn.attach(tempo.tapButton, .tapTempo, "Tap tempo")
@@ -217,6 +234,12 @@ public final class PedalboardWindow {
         gtk_box_pack_start(cast(raw(boardBox)), outputMeter.widget, 0, 0, 8)
         gtk_widget_set_valign(outputMeter.widget, GTK_ALIGN_CENTER)
         gtk_box_pack_start(cast(raw(middle)), boardBox, 1, 1, 0)
+        tracks = TracksPanel(engine: engine)
+        tracks.window = window
+        tracks.isLooperLocked = { [unowned self] in isLocked(.looper) }
+        tracks.onLooperLocked = { [unowned self] in onLocked?(.looper) }
+        gtk_widget_set_no_show_all(tracks.widget, 1)
+        gtk_box_pack_end(cast(raw(middle)), tracks.widget, 0, 0, 6)
         return middle
     }
 
@@ -279,6 +302,7 @@ public final class PedalboardWindow {
         statusBar.poll(status, tick: ticks, pollsPerSecond: Self.pollsPerSecond)
         board.updateLoopers()
         let changes = controls.parameters.changeCount
+        tracks.poll(tick: ticks, parametersChanged: changes != seenChanges)
         if changes != seenChanges {
             seenChanges = changes
             syncControls()
@@ -289,7 +313,7 @@ public final class PedalboardWindow {
         if let hooks, hooks.isReporting, ticks % 2 == 0, !board.placingWidgets {
             hooks.report(engine: engine, status: status, readout: readout, statusText: statusBar.text,
                          layout: { layout() },
-                         extra: { ["tuner": tuner.state, "footControls": footState, "tempo": tempo.state] })
+                         extra: { ["tuner": tuner.state, "footControls": footState, "tempo": tempo.state, "tracks": tracks.state] })
         }
     }
 

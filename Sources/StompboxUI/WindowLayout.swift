@@ -17,6 +17,8 @@ extension PedalboardWindow {
         result["zoom"] = zoom
         // Until false, the pedals may still be rebuilt at another zoom (and move).
         result["zoom_pending"] = board.isZoomPending
+        result["tracks_button"] = rootCentre(tracksButton)
+        if gtk_widget_get_visible(tracks.widget) != 0 { result["tracks"] = tracks.layout }
         result["tuner_button"] = rootCentre(tunerButton)
         result["tuner_play_through"] = rootCentre(tuner.playThrough)
         result["tempo"] = ["bpm": rootCentre(tempo.bpmEntry), "tap": rootCentre(tempo.tapButton),

@@ -1,0 +1,196 @@
+import CGtk
+import Foundation
+import StompboxAudio
+import StompboxDSP
+import StompboxSession
+
+/// Open…, Save, Save as… and Add audio file…: the session file, its tracks, and the Looper's
+/// tracks saved into it.
+extension TracksPanel {
+    static let sessionFilter = (name: "Stompbox sessions (*.stompsession)", patterns: ["*.stompsession"])
+    static let audioFilter = (name: "Audio files (WAV, FLAC, AIFF, Ogg…)",
+                              patterns: ["*.wav", "*.WAV", "*.flac", "*.FLAC", "*.aif", "*.aiff", "*.ogg", "*.opus", "*.mp3", "*.caf", "*.w64", "*.rf64"])
+    /// Loop tracks carry this author when saved (a person's name is not known here).
+    static var author: String { let name = NSUserName(); return name.isEmpty ? "Stompbox" : name }
+
+    /// Shows the opened session's name and rebuilds its rows; their waveforms are computed off
+    /// the main thread from the stored audio.
+    func showSession() {
+        for row in sessionRows { gtk_widget_destroy(row.widget) }
+        var rows: [SessionTrackRow] = []
+        if let session {
+            let name = sessionHasFile ? URL(fileURLWithPath: session.path).lastPathComponent : "New session"
+            let text = "\(name)\(unsaved ? " (not saved)" : ""): \(session.manifest.tracks.count) track\(session.manifest.tracks.count == 1 ? "" : "s")"
+            gtk_label_set_text(cast(raw(sessionLabel)), text)
+            if let a = gtk_widget_get_accessible(sessionLabel) { atk_object_set_description(a, text) }
+            for track in session.manifest.tracks {
+                let row = SessionTrackRow(track: track, rate: session.manifest.sampleRate) { [unowned self] id, gain, pan, mute in
+                    editMix(id, gain, pan, mute)
+                }
+                rows.append(row)
+                gtk_box_pack_start(cast(raw(sessionRowsBox)), row.widget, 0, 0, 0)
+                gtk_widget_show_all(row.widget)
+                guard let bytes = session.storedAudio(of: track.id) else { continue }
+                let inbox = computedPeaks, id = track.id, file = track.file, frames = track.frames
+                DispatchQueue.global(qos: .utility).async {
+                    guard let audio = try? AudioData.decode(bytes, name: file, maximumFrames: frames) else { return }
+                    let peaks = TrackWaveform.peaks(of: audio.samples, channels: audio.channels)
+                    inbox.put(id, peaks)
+                }
+            }
+        } else {
+            gtk_label_set_text(cast(raw(sessionLabel)), "No session open")
+            if let a = gtk_widget_get_accessible(sessionLabel) { atk_object_set_description(a, "No session open") }
+        }
+        sessionRows = rows
+    }
+
+    private func editMix(_ id: String, _ gain: Double, _ pan: Double, _ mute: Bool) {
+        guard let session else { return }
+        do { try session.setMix(of: id, gainDB: gain, pan: pan, mute: mute) } catch { return say(error.description, error: true) }
+        if !unsaved { unsaved = true; showSessionLabel() }
+    }
+
+    private func showSessionLabel() {
+        guard let session else { return }
+        let name = sessionHasFile ? URL(fileURLWithPath: session.path).lastPathComponent : "New session"
+        let text = "\(name)\(unsaved ? " (not saved)" : ""): \(session.manifest.tracks.count) track\(session.manifest.tracks.count == 1 ? "" : "s")"
+        gtk_label_set_text(cast(raw(sessionLabel)), text)
+        if let a = gtk_widget_get_accessible(sessionLabel) { atk_object_set_description(a, text) }
+    }
+
+    func openSession() {
+        guard let path = Dialogs.chooseFile(parent: window, title: "Open Session", save: false, filter: Self.sessionFilter, accept: "_Open") else { return }
+        do {
+            session = try Session.open(path)
+            sessionHasFile = true
+            unsaved = false
+            let loops = session?.manifest.tracks.filter { $0.kind == .loop }.count ?? 0
+            say(loops > 0 ? "\(loops) loop track\(loops == 1 ? "" : "s") shown as session tracks (the Looper cannot take them back in)." : nil)
+            showSession()
+        } catch {
+            // The session shown before stays as it was.
+            say(error.description, error: true)
+        }
+    }
+
+    /// Save (to the file the session came from; without one, as Save as…) or Save as….
+    func saveSession(asNew: Bool) {
+        var target = sessionHasFile && !asNew ? session?.path : nil
+        if target == nil {
+            let suggested = session.map { URL(fileURLWithPath: $0.path).lastPathComponent } ?? "Session.stompsession"
+            guard var path = Dialogs.chooseFile(parent: window, title: "Save Session", save: true, suggestedName: suggested,
+                                                filter: Self.sessionFilter, accept: "_Save") else { return }
+            if !path.hasSuffix(".stompsession") { path += ".stompsession" }
+            target = path
+        }
+        guard let target else { return }
+        do {
+            let session = try self.session ?? newSession(at: target)
+            let added = try addLoopTracks(to: session)
+            // The Looper keeps its loops: they go into the file, not into the tracks shown below it.
+            defer { for id in added { session.removeTrack(id) } }
+            try session.save(to: target)
+            sessionHasFile = true
+            self.session = session
+            unsaved = false
+            let open = (0..<LooperControl.trackCount).filter { control.track($0).state == .recording }.map { "\($0 + 1)" }
+            say("Saved \(URL(fileURLWithPath: target).lastPathComponent): \(session.manifest.tracks.count) tracks, \(added.count) from the Looper."
+                + (open.isEmpty ? "" : " Loop track \(open.joined(separator: ", ")) was still recording its first pass and is not in it."))
+        } catch let error as SessionError {
+            say(error.description, error: true)
+        } catch {
+            say("\(error)", error: true)
+        }
+        showSessionLabel()
+    }
+
+    /// Each Looper track that holds a loop, as a `loop` track of `session` (its mix from the
+    /// `looper.trackN_*` parameters), and the Looper's cycle as `cycle_frames`. Returns their ids.
+    private func addLoopTracks(to session: Session) throws(SessionError) -> [String] {
+        let rate = Int(engine.chain.sampleRate)
+        var added: [String] = []
+        let cycle = control.cycle
+        // A first pass still being recorded has no loop yet: it is left out (the message says so).
+        for track in 0..<LooperControl.trackCount where control.track(track).length > 0 && control.track(track).state != .recording {
+            guard let loop = loopAudio(track) else {
+                for id in added { session.removeTrack(id) }
+                throw SessionError(path: session.path, .invalid("loop track \(track + 1)'s audio could not be copied (is the audio running?)"))
+            }
+            let audio = loop.isStereo
+                ? AudioBuffer(samples: zip(loop.left, loop.right).flatMap { [$0, $1] }, sampleRate: rate, channels: 2)
+                : AudioBuffer(samples: loop.left, sampleRate: rate, channels: 1)
+            let scale = Double(session.manifest.sampleRate) / Double(rate)
+            let gain = Double(store.load(.looperTrackGain(track)))
+            let id: String
+            do throws(SessionError) {
+                id = try session.addTrack(audio, kind: .loop, author: Self.author, start: Int((Double(loop.start) * scale).rounded()),
+                                          gainDB: gain.isFinite ? gain : 0, pan: Double(store.load(.looperTrackPan(track))),
+                                          mute: store.isOn(.looperTrackMute(track))).id
+            } catch {
+                for id in added { session.removeTrack(id) }
+                throw error
+            }
+            added.append(id)
+        }
+        if cycle > 0 { session.cycleFrames = Int((Double(cycle) * Double(session.manifest.sampleRate) / Double(rate)).rounded()) }
+        return added
+    }
+
+    /// A track's audio: copied by the audio thread while audio runs, read directly when not.
+    private func loopAudio(_ track: Int) -> LoopTrackAudio? {
+        if let copy = control.copyTrack(track, timeout: .seconds(2)) { return copy }
+        return engine.status().state == .running ? nil : engine.chain.looperTrackAudio(track)
+    }
+
+    /// An empty session at the engine's rate and the board's tempo.
+    private func newSession(at path: String) throws(SessionError) -> Session {
+        try Session(path: path, sampleRate: Int(engine.chain.sampleRate), tempoBPM: Double(store.load(.tempo)))
+    }
+
+    func addAudioFile() {
+        guard let path = Dialogs.chooseFile(parent: window, title: "Add Audio File", save: false, filter: Self.audioFilter, accept: "_Add") else { return }
+        let audio: AudioBuffer
+        do throws(AudioFileError) { audio = try AudioFileReader(path: path).readAll() } catch {
+            return say("\(URL(fileURLWithPath: path).lastPathComponent) cannot be added: \(error.description)", error: true)
+        }
+        do throws(SessionError) {
+            let session: Session
+            if let opened = self.session { session = opened } else {
+                session = try newSession(at: FileManager.default.currentDirectoryPath + "/Session.stompsession")
+            }
+            let track = try session.addTrack(audio, kind: .import, author: Self.author)
+            self.session = session
+            unsaved = true
+            say("Added \(URL(fileURLWithPath: path).lastPathComponent) as \(track.id).")
+            showSession()
+        } catch {
+            say(error.description, error: true)
+        }
+    }
+
+    /// The state file's `tracks` (tests read it): each row's words and the panel's message.
+    var state: [String: Any] {
+        [
+            "loops": loopRows.map { ["track": $0.track + 1, "state": $0.summary, "peaks": $0.face.peaks.count] as [String: Any] },
+            "session": sessionRows.map { ["id": $0.id, "summary": $0.summary, "peaks": $0.face.peaks.count] as [String: Any] },
+            "session_path": sessionHasFile ? session?.path ?? "" : "",
+            "message": String(cString: gtk_label_get_text(cast(raw(messageLabel)))),
+            "recording": gtk_toggle_button_get_active(cast(raw(recordButton))) != 0,
+        ]
+    }
+
+    /// Where the panel's controls are (root pixels) for tests that aim clicks and touches.
+    var layout: [String: Any] {
+        var result: [String: Any] = [
+            "record": rootCentre(recordButton), "open": rootCentre(openButton), "save": rootCentre(saveButton),
+            "save_as": rootCentre(saveAsButton), "add": rootCentre(addButton),
+            "panel": rootPoint(widget, 0, 0) + [Int(gtk_widget_get_allocated_width(widget)), Int(gtk_widget_get_allocated_height(widget))],
+        ]
+        for row in loopRows {
+            result["loop\(row.track + 1)"] = rootCentre(row.face.widget)
+            result["loop\(row.track + 1)_gain"] = rootCentre(row.mix.gain)
+        }
+        return result
+    }
+}
