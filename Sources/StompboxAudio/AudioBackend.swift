@@ -106,11 +106,25 @@ final class LiveHost {
         } else {
             left.update(repeating: 0)
         }
+        // Borrowed, not retained: `stopRecording` waits for this block to end before letting go.
+        let recorder = engine.recorderAddress.load(ordering: .acquiring)
+        if recorder != 0 {
+            Unmanaged<Recorder>.fromOpaque(UnsafeRawPointer(bitPattern: recorder)!)._withUnsafeGuaranteedRef {
+                $0.takeInput(left.baseAddress!, frames: n)
+            }
+        }
         if let right {
             chain.process(left: left, right: right)
         } else {
             chain.process(left)
         }
+        if recorder != 0 {
+            let l = UnsafePointer(left.baseAddress!), r = UnsafePointer(right?.baseAddress ?? left.baseAddress!)
+            Unmanaged<Recorder>.fromOpaque(UnsafeRawPointer(bitPattern: recorder)!)._withUnsafeGuaranteedRef {
+                $0.takeOutput(left: l, right: r, frames: n)
+            }
+        }
+        engine.blocksPlayed.add(1, ordering: .releasing)
     }
 
     // MARK: Status (audio thread: atomics only)

@@ -183,8 +183,10 @@ public final class AudioFileWriter {
     private var file: OpaquePointer?
 
     /// `reportedPath` names the file in errors (the temporary file's final name, for instance).
+    /// `large`: a WAV is written as RF64, which has no 4 GB limit (libsndfile makes it a plain
+    /// WAV at `close` when it stayed small).
     public init(path: String, format: AudioFileFormat, sampleRate: Int, channels: Int,
-                samples: AudioSampleFormat = .pcm24, reportedPath: String? = nil) throws(AudioFileError) {
+                samples: AudioSampleFormat = .pcm24, reportedPath: String? = nil, large: Bool = false) throws(AudioFileError) {
         let shown = reportedPath ?? path
         self.path = shown
         self.format = format
@@ -197,6 +199,7 @@ public final class AudioFileWriter {
         info.samplerate = Int32(clamping: sampleRate)
         info.channels = Int32(clamping: channels)
         info.format = format.sndfileFormat(samples)
+        if large && format == .wav { info.format = (info.format & ~Int32(SF_FORMAT_TYPEMASK)) | Int32(SF_FORMAT_RF64) }
         guard sf_format_check(&info) == SF_TRUE else {
             throw .unsupported(path: shown, reason: "\(format.name) cannot hold \(channels) channels of \(samples.name) samples at \(sampleRate) Hz")
         }
@@ -204,6 +207,7 @@ public final class AudioFileWriter {
             throw .unwritable(path: shown, reason: sndfileMessage(nil))
         }
         self.file = file
+        if large && format == .wav { sf_command(file, Int32(SFC_RF64_AUTO_DOWNGRADE), nil, Int32(SF_TRUE)) }
         // Float → integer: saturate at full scale rather than wrap around.
         if samples == .pcm24 { sf_command(file, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE)) }
     }
@@ -217,6 +221,13 @@ public final class AudioFileWriter {
         guard n == frameCount else {
             throw .ioFailed(path: path, reason: "writing failed: \(sndfileMessage(file))")
         }
+    }
+
+    /// Writes the header's lengths for what is written so far, so a file left by a killed
+    /// process reads up to here.
+    public func updateHeader() {
+        guard let file else { return }
+        sf_command(file, Int32(SFC_UPDATE_HEADER_NOW), nil, 0)
     }
 
     public func write(_ buffer: AudioBuffer) throws(AudioFileError) {

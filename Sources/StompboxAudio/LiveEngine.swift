@@ -199,6 +199,12 @@ public final class LiveEngine: @unchecked Sendable {
     /// The JACK process callback's own timing (see `JackTiming`), kept across sessions.
     public let jackTiming = JackTiming()
     private let messageBox = Mutex<String?>(nil)
+    /// The recorder the block path feeds (an unretained `Recorder`'s address, 0 for none), the
+    /// recorder kept alive meanwhile, and the blocks played, so `stopRecording` knows when the
+    /// block path let go (`LiveEngine+Recording.swift`).
+    let recorderAddress = Atomic<Int>(0)
+    let heldRecorder = Mutex<Recorder?>(nil)
+    let blocksPlayed = Atomic<Int>(0)
     private let realtimeMessage = Mutex<String?>(nil)
 
     private var thread: Thread?

@@ -298,6 +298,7 @@ public final class Looper: AudioEffect {
             }
         }
         publishStatus()
+        control.clockValue.store(clock, ordering: .relaxed)
         control.blocksRun.add(1, ordering: .releasing)
     }
 

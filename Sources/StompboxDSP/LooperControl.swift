@@ -77,6 +77,8 @@ public final class LooperControl: @unchecked Sendable {
     /// count of Looper blocks that have run, so a caller knows when the old tap is out of use.
     let tapAddress = Atomic<Int>(0)
     let blocksRun = Atomic<Int>(0)
+    /// The Looper's clock (frames since `prepare`) after its last block.
+    let clockValue = Atomic<Int>(0)
     /// A copy the audio thread makes for `copyTrack`: its state (`CopyState`), the track, the
     /// caller's buffers and their length, how far it has come, and where the track started.
     let copyState = Atomic<Int>(0)
@@ -162,6 +164,9 @@ public final class LooperControl: @unchecked Sendable {
     public var isCountingIn: Bool { countingInValue.load(ordering: .relaxed) }
     /// The cycle every track's length is a whole multiple of, in frames (0: no loop yet).
     public var cycle: Int { cycleValue.load(ordering: .relaxed) }
+    /// The Looper's clock (frames since it was prepared) as of its last block: a loop track's
+    /// `start` is on it, so a recorder that notes it when it starts can place the loops.
+    public var clock: Int { clockValue.load(ordering: .relaxed) }
 
     /// One track's status, as the audio thread last published it.
     public struct TrackStatus: Sendable, Equatable {

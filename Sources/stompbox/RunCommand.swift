@@ -82,6 +82,15 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Stop after this many seconds (default: until SIGINT/SIGTERM).")
     var seconds: Double?
 
+    @Option(help: ArgumentHelp("Record the dry input and the board's output, until stopped, into this session file (made if missing; the Looper's loop tracks are added when it stops).", valueName: "S.stompsession"))
+    var record: String?
+
+    @Option(help: "Who plays the recorded tracks (default: the login name).")
+    var author: String?
+
+    @Option(help: ArgumentHelp("How recorded tracks are stored in the session: flac (24-bit) or wav-float.", valueName: "flac|wav-float"))
+    var format: String?
+
     @Option(name: .customLong("write-demo-riff"), help: .hidden)
     var writeDemoRiff: String?
 
@@ -160,6 +169,13 @@ struct RunCommand: ParsableCommand {
         // A cabinet's own file is read now: one that cannot be used is an error before playing.
         do { try chain.restore(states: states) } catch { fail(error.description) }
         let engine = LiveEngine(chain: chain, settings: settings)
+        var recording: RunRecording?
+        if let record {
+            do {
+                recording = try RunRecording(path: record, author: author ?? SessionCLI.defaultAuthor,
+                                             format: SessionCLI.audioFormat(format), tempoBPM: Double(controls.parameters.load(.tempo)))
+            } catch { fail(error.message) }
+        }
 
         // SIGINT/SIGTERM end the loop through a dispatch source, never inside a signal handler.
         let finished = DispatchSemaphore(value: 0)
@@ -226,17 +242,30 @@ struct RunCommand: ParsableCommand {
                 receiveMIDI()
             }
             let status = engine.status()
+            if let r = recording, r.recorder == nil, status.state == .running {
+                do { try r.start(engine: engine, rate: status.serverRate ?? settings.sampleRate) } catch {
+                    warn(error.message)
+                    engine.stop()
+                    Foundation.exit(1)
+                }
+            }
             if status.message != lastMessage, let message = status.message {
                 FileHandle.standardError.write(Data("stompbox: \(message)\n".utf8))
             }
             lastMessage = status.message
             let on = chain.board.filter { controls.parameters.isOn($0.enabledParameter) }.map(\.id)
-            print(status.statusLine + " preset=\(presetSlot.map { String($0 + 1) } ?? "-") pedals_on=\(on.isEmpty ? "-" : on.joined(separator: ","))")
+            print(status.statusLine + " preset=\(presetSlot.map { String($0 + 1) } ?? "-") pedals_on=\(on.isEmpty ? "-" : on.joined(separator: ","))" + (recording?.statusField() ?? ""))
             fflush(stdout)
             if stopped { break }
             if let seconds, Date().timeIntervalSince(started) >= seconds - 0.01 { break }
         }
         midi.stop()
+        if let recording {
+            var preset = Preset(name: "recording")
+            for p in Parameter.allCases { preset[p] = controls.parameters.load(p) }
+            try? preset.setBoard(chain.board, states: chain.pedalStates)
+            recording.finish(engine: engine, board: preset.json)
+        }
         engine.stop()
         for s in sources { s.cancel() }
     }

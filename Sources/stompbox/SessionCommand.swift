@@ -18,7 +18,7 @@ struct SessionCommand: ParsableCommand {
             'stompbox render IN OUT --session S' saves a render as a session.
             """,
         subcommands: [SessionNewCommand.self, SessionInfoCommand.self, SessionAddCommand.self,
-                      SessionMixdownCommand.self, SessionReampCommand.self])
+                      SessionMixdownCommand.self, SessionReampCommand.self, SessionRecoverCommand.self])
 }
 
 /// What the session commands share: one line for every failure, as `render` does.

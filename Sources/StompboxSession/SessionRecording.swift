@@ -1,0 +1,93 @@
+import Foundation
+import StompboxAudio
+import StompboxCore
+import StompboxDSP
+
+/// A live recording (`Recorder`'s folder) put into its session file: the dry input as a `di`
+/// track and the board's output as a `wet` track, and the Looper's loop tracks.
+///
+/// While `run --record S` plays, the audio goes to `S.recording/` beside the session; only
+/// when it stops is it packed into `S` and the folder removed. A folder left by a killed run
+/// (or a power cut) is packed the same way by `recover`: its WAV headers were brought up to
+/// date twice a second, so it holds all but at most the last half second.
+public enum SessionRecording {
+    /// Where `run --record` records for the session at `path`.
+    public static func folder(for path: String) -> String { path + ".recording" }
+
+    /// True when a recording for `path` was left unpacked.
+    public static func isPending(_ path: String) -> Bool {
+        FileManager.default.fileExists(atPath: folder(for: path))
+    }
+
+    /// What `pack` added.
+    public struct Packed: Sendable {
+        public var tracks: [SessionTrack]
+        /// Seconds of DI and wet.
+        public var seconds: Double
+        /// True when the recording had not been closed (a killed run).
+        public var recovered: Bool
+    }
+
+    /// Adds the recording in `folder(for: path)` to the session at `path` (made at the
+    /// recording's rate and `tempoBPM` if there is none) and removes the folder once the session
+    /// is saved. `loops` are the Looper's tracks as it holds them at the end, `clockAtStart`
+    /// the Looper's clock when the recording began (their `start` is counted from there).
+    /// An error leaves both the session and the folder as they were.
+    @discardableResult
+    public static func pack(into path: String, tempoBPM: Double, board: JSONValue?, loops: [LoopTrackAudio] = [],
+                            loopGains: [(gainDB: Double, pan: Double, mute: Bool)] = [], clockAtStart: Int = 0,
+                            cycleFrames: Int = 0, format: SessionAudioFormat = .flac) throws(SessionError) -> Packed {
+        let folder = folder(for: path)
+        func fail(_ problem: SessionError.Problem) -> SessionError { SessionError(path: path, problem) }
+        let manifestPath = folder + "/" + RecordingFolder.manifest
+        guard let data = FileManager.default.contents(atPath: manifestPath),
+              let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              json["format"] as? String == "stompbox-recording" else {
+            throw fail(.invalid("the recording in '\(folder)' has no readable \(RecordingFolder.manifest)"))
+        }
+        let author = (json["author"] as? String) ?? "unknown"
+        let complete = (json["complete"] as? Bool) ?? false
+        let dry: AudioBuffer, wet: AudioBuffer
+        do {
+            dry = try AudioFile.read(folder + "/" + RecordingFolder.di)
+            wet = try AudioFile.read(folder + "/" + RecordingFolder.wet)
+        } catch {
+            throw fail(.audio(error))
+        }
+        // A killed run's two headers were updated at slightly different moments: keep the part
+        // both hold, so DI and wet stay the same length.
+        let frames = min(dry.frames, wet.frames)
+        let session: Session
+        if FileManager.default.fileExists(atPath: path) {
+            session = try Session.open(path)
+            guard session.manifest.sampleRate == dry.sampleRate else {
+                throw fail(.invalid("it is at \(session.manifest.sampleRate) Hz and the recording at \(dry.sampleRate) Hz"))
+            }
+        } else {
+            session = try Session(path: path, sampleRate: dry.sampleRate, tempoBPM: tempoBPM)
+        }
+        var added: [SessionTrack] = []
+        if frames > 0 {
+            let di = AudioBuffer(samples: Array(dry.samples.prefix(frames)), sampleRate: dry.sampleRate, channels: 1)
+            let out = AudioBuffer(samples: Array(wet.samples.prefix(2 * frames)), sampleRate: wet.sampleRate, channels: 2)
+            added.append(try session.addTrack(di, kind: .di, author: author, mute: true, board: board, format: format))
+            added.append(try session.addTrack(out, kind: .wet, author: author, board: board, format: format))
+        }
+        for (i, loop) in loops.enumerated() {
+            let channels = loop.isStereo ? 2 : 1
+            var samples = loop.left
+            if loop.isStereo {
+                samples = [Float](repeating: 0, count: 2 * loop.length)
+                for j in 0..<loop.length { samples[2 * j] = loop.left[j]; samples[2 * j + 1] = loop.right[j] }
+            }
+            let g = i < loopGains.count ? loopGains[i] : (gainDB: 0, pan: 0, mute: false)
+            added.append(try session.addTrack(AudioBuffer(samples: samples, sampleRate: dry.sampleRate, channels: channels),
+                                              kind: .loop, author: author, start: max(0, loop.start - clockAtStart),
+                                              gainDB: g.gainDB, pan: g.pan, mute: g.mute, board: board, format: format))
+        }
+        if cycleFrames > 0 && session.cycleFrames == 0 { session.cycleFrames = cycleFrames }
+        try session.save()
+        try? FileManager.default.removeItem(atPath: folder)
+        return Packed(tracks: added, seconds: Double(frames) / Double(dry.sampleRate), recovered: !complete)
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import StompboxAudio
+import StompboxCore
+import StompboxDSP
+import StompboxSession
+
+/// `run --record S`: records the dry input and the board's output from the moment the live
+/// loop runs until it stops, into `S.recording/`, and packs that into the session `S` (with
+/// the Looper's loop tracks) when it stops. A recording left by a killed run is packed first.
+final class RunRecording {
+    let path: String
+    let author: String
+    let format: SessionAudioFormat
+    private(set) var recorder: Recorder?
+    private var clockAtStart = 0
+    private var reported: String?
+
+    /// Checks the session (a damaged one is refused before anything plays) and recovers a
+    /// recording a killed run left.
+    init(path: String, author: String, format: SessionAudioFormat, tempoBPM: Double) throws(CommandLineError) {
+        self.path = path
+        self.author = author
+        self.format = format
+        if SessionRecording.isPending(path) {
+            do {
+                let packed = try SessionRecording.pack(into: path, tempoBPM: tempoBPM, board: nil, format: format)
+                warn("a recording of \(String(format: "%.1f", packed.seconds)) s left in '\(SessionRecording.folder(for: path))' by an earlier run was saved into '\(path)' first")
+            } catch {
+                throw CommandLineError("\(error.description) (the earlier recording in '\(SessionRecording.folder(for: path))' is left as it is)")
+            }
+        }
+        if SessionCLI.exists(path) {
+            do { _ = try Session.open(path) } catch { throw CommandLineError(error.description) }
+        }
+    }
+
+    /// Starts once the engine runs at `rate`.
+    func start(engine: LiveEngine, rate: Int) throws(CommandLineError) {
+        guard recorder == nil else { return }
+        if SessionCLI.exists(path) {
+            do {
+                let session = try Session.open(path)
+                guard session.manifest.sampleRate == rate else {
+                    throw CommandLineError("session '\(path)' is at \(session.manifest.sampleRate) Hz and the live loop runs at \(rate) Hz; record at \(session.manifest.sampleRate) Hz (--rate, or the JACK server's rate)")
+                }
+            } catch let error as SessionError { throw CommandLineError(error.description) } catch let e as CommandLineError { throw e } catch { throw CommandLineError("\(error)") }
+        }
+        do {
+            let r = try Recorder(folder: SessionRecording.folder(for: path), sampleRate: rate, author: author)
+            clockAtStart = engine.chain.controls.looper.clock
+            engine.startRecording(r)
+            recorder = r
+            warn("recording into '\(path)' (until stopped)")
+        } catch {
+            throw CommandLineError(error.description)
+        }
+    }
+
+    /// ` recording_s=S` for the status line, and the reason once, if the recording stopped itself.
+    func statusField() -> String {
+        guard let recorder else { return "" }
+        let s = recorder.status
+        if let problem = s.problem, problem != reported {
+            warn(problem)
+            reported = problem
+        }
+        return " recording_s=\(String(format: "%.1f", s.seconds)) recording_dropped=\(s.droppedFrames)"
+    }
+
+    /// Finishes the files, stops the engine and packs the files with the Looper's tracks.
+    func finish(engine: LiveEngine, board: JSONValue) {
+        guard recorder != nil else { return }
+        let status = engine.stopRecording()
+        if let problem = status?.problem, problem != reported { warn(problem) }
+        // The loops are read with no audio thread running.
+        engine.stop()
+        let chain = engine.chain
+        var loops: [LoopTrackAudio] = [], gains: [(gainDB: Double, pan: Double, mute: Bool)] = []
+        for t in 0..<LooperControl.trackCount {
+            guard let loop = chain.looperTrackAudio(t) else { continue }
+            let p = chain.parameters
+            loops.append(loop)
+            gains.append((Double(p.load(.looperTrackGain(t))), Double(p.load(.looperTrackPan(t))), p.isOn(.looperTrackMute(t))))
+        }
+        do {
+            let packed = try SessionRecording.pack(into: path, tempoBPM: Double(chain.parameters.load(.tempo)), board: board,
+                                                   loops: loops, loopGains: gains, clockAtStart: clockAtStart,
+                                                   cycleFrames: loops.isEmpty ? 0 : chain.controls.looper.cycle, format: format)
+            print("recorded \(String(format: "%.1f", packed.seconds)) s into '\(path)': \(packed.tracks.map(\.id).joined(separator: ", "))")
+        } catch {
+            warn("\(error.description); the recording is kept in '\(SessionRecording.folder(for: path))' and is saved into the session by the next 'stompbox run --record \(path)' or 'stompbox session recover \(path)'")
+        }
+        recorder = nil
+    }
+}
