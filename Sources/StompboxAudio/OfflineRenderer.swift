@@ -128,6 +128,9 @@ public final class OfflineRenderer {
     /// Told, before the render starts, what will not sound as set (a cabinet whose response
     /// cannot be read passes its input through).
     public var warn: (String) -> Void = { _ in }
+    /// Called with the chain once the render is written, before it goes: what the Looper holds
+    /// then is read here (`Chain.looperTrackAudio`).
+    public var finished: (Chain) -> Void = { _ in }
     /// How the output's samples are stored: 24-bit PCM (the default), or 32-bit float in a WAV
     /// (a session's float track keeps every bit of the render).
     public var samples: AudioSampleFormat = .pcm24
@@ -256,6 +259,7 @@ public final class OfflineRenderer {
             writer.discard()
             throw .file(error)
         }
+        finished(chain)
         return Summary(sampleRate: reader.sampleRate, channels: outputChannels,
                        inputFrames: inputFrames, outputFrames: totalFrames, board: board)
     }

@@ -74,14 +74,8 @@ public enum SessionRecording {
             added.append(try session.addTrack(out, kind: .wet, author: author, board: board, format: format))
         }
         for (i, loop) in loops.enumerated() {
-            let channels = loop.isStereo ? 2 : 1
-            var samples = loop.left
-            if loop.isStereo {
-                samples = [Float](repeating: 0, count: 2 * loop.length)
-                for j in 0..<loop.length { samples[2 * j] = loop.left[j]; samples[2 * j + 1] = loop.right[j] }
-            }
             let g = i < loopGains.count ? loopGains[i] : (gainDB: 0, pan: 0, mute: false)
-            added.append(try session.addTrack(AudioBuffer(samples: samples, sampleRate: dry.sampleRate, channels: channels),
+            added.append(try session.addTrack(AudioBuffer(loop: loop, sampleRate: dry.sampleRate),
                                               kind: .loop, author: author, start: max(0, loop.start - clockAtStart),
                                               gainDB: g.gainDB, pan: g.pan, mute: g.mute, board: board, format: format))
         }
@@ -89,5 +83,21 @@ public enum SessionRecording {
         try session.save()
         try? FileManager.default.removeItem(atPath: folder)
         return Packed(tracks: added, seconds: Double(frames) / Double(dry.sampleRate), recovered: !complete)
+    }
+}
+
+extension AudioBuffer {
+    /// A loop track's audio as a track's: mono, or its two sides interleaved.
+    public init(loop: LoopTrackAudio, sampleRate: Int) {
+        guard loop.isStereo else {
+            self.init(samples: loop.left, sampleRate: sampleRate, channels: 1)
+            return
+        }
+        var samples = [Float](repeating: 0, count: 2 * loop.length)
+        for j in 0..<loop.length {
+            samples[2 * j] = loop.left[j]
+            samples[2 * j + 1] = loop.right[j]
+        }
+        self.init(samples: samples, sampleRate: sampleRate, channels: 2)
     }
 }

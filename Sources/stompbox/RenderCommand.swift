@@ -55,10 +55,12 @@ struct RenderCommand: ParsableCommand {
                     throw .refused(write, reason: "\(error)")
                 }
             }
+            var loops = RenderSession.Loops()
+            if target != nil { renderer.finished = { loops = RenderSession.Loops(of: $0) } }
             let summary = try renderer.render(input: input, output: output)
             if let target {
                 try target.save(input: input, output: output, plan: plan, actions: board.actions,
-                                author: author ?? SessionCLI.defaultAuthor)
+                                author: author ?? SessionCLI.defaultAuthor, loops: loops)
             }
             print("wrote \(output): \(summary.channels) channel\(summary.channels == 1 ? "" : "s"), \(summary.sampleRate) Hz, "
                   + String(format: "%.3f s", Double(summary.outputFrames) / Double(summary.sampleRate)))

@@ -1,6 +1,7 @@
 import Foundation
 import StompboxAudio
 import StompboxCore
+import StompboxDSP
 import StompboxSession
 import StompboxTestSupport
 import Testing
@@ -47,6 +48,35 @@ import Testing
                            "--chain", "tremolo", "--set", "tremolo.enabled=on"], in: w.url)
         let other = try Session.open(w.file("s.stompsession")).audio(of: "wet-4")
         #expect(Measure.decibels(Measure.peak(zip(recorded.samples, other.samples).map { $0 - $1 })) > -40)
+    }
+
+    /// The scripted Looper's tracks are saved as `loop` tracks: whole cycles long, starting where
+    /// they started in IN, their audio what the Looper held, and the cycle in `cycle_frames`.
+    @Test func renderSavesTheLoopTracks() throws {
+        let w = try Workspace(seconds: 5)
+        let unlocked = try RenderCommandTests.unlockedLooper()
+        try expectSuccess(["render", "in.wav", "out.wav", "--session", "s.stompsession", "--author", "ana",
+                           "--chain", "looper", "--set", "looper.enabled=on", "--set", "looper.track3_pan=-0.5",
+                           "--at", "0.5:looper.tap", "--at", "1.5:looper.tap",
+                           "--at", "1.6:looper.track=3", "--at", "1.7:looper.tap", "--at", "3.6:looper.tap"],
+                          in: w.url, environment: unlocked.environment)
+        let session = try Session.open(w.file("s.stompsession"))
+        #expect(session.manifest.tracks.map(\.kind) == [.di, .wet, .loop, .loop])
+        let cycle = session.manifest.cycleFrames
+        #expect(cycle == 48_000, "the first loop, 0.5 s to 1.5 s, sets the cycle")
+        let loops = session.manifest.tracks.filter { $0.kind == .loop }
+        #expect(loops.map(\.start) == [24_000, 24_000 + 2 * cycle], "the second starts on the boundary after its press")
+        #expect(loops.map(\.frames) == [cycle, 2 * cycle], "pressed at 3.6 s, it closes at the boundary at 4.5 s")
+        #expect(loops.map(\.mute) == [true, true], "OUT holds the loops: the mix plays them once")
+        #expect(loops[1].pan == -0.5)
+        // The first loop is IN from 0.5 s to 1.5 s (the Looper records its input as it is), but
+        // for its head, which the seam crossfades with the input after its end.
+        let dry = try AudioFile.read(w.file("in.wav")).samples
+        let first = try session.audio(of: loops[0].id)
+        let seam = 2 * Int(Looper.seamTime * 48_000)
+        let difference = zip(first.samples[seam...], dry[(24_000 + seam)..<72_000]).map { $0 - $1 }
+        #expect(Measure.decibels(Measure.peak(difference)) < -90, "24-bit FLAC of the loop's samples")
+        #expect(Measure.rms(first.samples) > 0.01)
     }
 
     /// `session info --json` gives every field scripts read; adding a track gives it its author.
