@@ -10,8 +10,8 @@ extension PedalKind {
             PedalControl("bars", "Bars", .none, 0...16, default: 0, .choice(["free"] + numbers(1...16)), name: "Looper Fixed Length"),
             PedalControl("count_in", "Count-in", .none, 0...2, default: 0, .choice(numbers(0...2)), name: "Looper Count-in Bars"),
             PedalControl("beats_per_bar", "Beats/Bar", .none, 0...11, default: 3, .choice(numbers(1...12)), name: "Looper Beats per Bar"),
-            PedalControl("round_to", "Round To", .none, 0...1, default: 0, .choice(["beat", "bar"]), name: "Looper Sync Rounds To"),
-            PedalControl("undo_steps", "Undo Steps", .none, 0...Float(LoopHistory.maximumDepth - 1), default: 0,
+            PedalControl("round_to", "Round To", .none, 0...1, default: 1, .choice(["beat", "bar"]), name: "Looper Sync Rounds To"),
+            PedalControl("undo_steps", "Undo Steps", .none, 0...Float(LoopHistory.maximumDepth - 1), default: Float(LoopHistory.maximumDepth - 1),
                          .choice(numbers(1...LoopHistory.maximumDepth)), name: "Looper Undo Steps"),
         ]
         for k in 1...LooperControl.trackCount {

@@ -8,13 +8,13 @@ import Synchronization
 /// One track at a time is selected (`looper.track`); the footswitch gestures act on it, as the
 /// single Looper's did: `tap` cycles stopped → recording → playing → overdubbing → playing → …,
 /// `hold` stops and clears, `undo` takes the last overdub back, `redo` puts it back. A player who
-/// never selects another track has the single Looper of before, sample for sample (mono, or the
-/// middle of a stereo board's sides; one undo step unless `looper.undo_steps` asks for more).
+/// never selects another track has the single Looper of before (mono, or the middle of a stereo
+/// board's sides), with 16 undo steps where it had one (`looper.undo_steps` sets 1–16).
 ///
 /// The cycle: the first loop recorded sets it. That first pass starts at the tap (after a
 /// count-in of `looper.count_in` bars, the metronome clicking) and closes at the tap; with
-/// `looper.sync` on, at the next whole beat of `tempo.bpm` counted from its start (or whole bar
-/// of `looper.beats_per_bar` beats, with `looper.round_to` = bar); with `looper.bars` > 0, after
+/// `looper.sync` on, at the next whole bar of `looper.beats_per_bar` beats of `tempo.bpm` counted
+/// from its start (or whole beat, with `looper.round_to` = beat); with `looper.bars` > 0, after
 /// exactly that many bars. Every later track is a whole number of cycles, in step with the first:
 /// its recording starts at a cycle boundary and closes at the first boundary after the closing
 /// tap (or after `looper.bars` bars, in whole cycles). A tap up to `lateTolerance` (80 ms) after a

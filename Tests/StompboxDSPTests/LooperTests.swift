@@ -133,6 +133,8 @@ func firstDifference(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>, tolerance: 
         rig.silence(1_000, [(0, .tap)])
         #expect(rig.control.state == .playing)
         rig.silence(1_000, [(0, .undo)])
+        #expect(rig.control.state == .playing && rig.control.canUndo, "the first overdub is still there to undo")
+        rig.silence(1_000, [(0, .undo)])
         #expect(rig.control.state == .playing && !rig.control.canUndo)
         rig.silence(1_000, [(0, .hold)])
         #expect(rig.control.state == .stopped && rig.control.length == 0 && !rig.control.canUndo)
@@ -230,10 +232,12 @@ func firstDifference(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>, tolerance: 
         #expect(firstDifference(layerABC[...], layerAB[...]) != nil)
         rig.silence(l, [(0, .undo)])
         #expect(firstDifference(rig.silence(l)[...], layerAB[...]) == nil)
-        // A second undo has nothing left to remove (one level).
-        rig.silence(l, [(0, .undo)])
-        #expect(firstDifference(rig.silence(l)[...], layerAB[...]) == nil)
         #expect(firstDifference(layerAB[...], layerA[...]) != nil)
+        // A second undo takes the first overdub back too; a third has nothing left to remove.
+        rig.silence(l, [(0, .undo)])
+        #expect(firstDifference(rig.silence(l)[...], layerA[...]) == nil)
+        rig.silence(l, [(0, .undo)])
+        #expect(firstDifference(rig.silence(l)[...], layerA[...]) == nil)
     }
 
     @Test func undoDuringAnOverdubDropsIt() {
@@ -435,12 +439,14 @@ func firstDifference(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>, tolerance: 
     }
 }
 
-/// `looper.sync`: the first pass closes on the next whole beat of the tempo.
+/// `looper.sync`: the first pass closes on the next whole bar of the tempo, or beat with
+/// `looper.round_to` = beat.
 @Suite struct LooperSyncTests {
     @Test(arguments: [(Float(120), 62_400, 72_000), (100, 28_800, 28_800), (97, 10_000, 29_691)])
     func theLoopIsAWholeNumberOfBeats(bpm: Float, tappedAt: Int, length: Int) {
         let rig = LooperRig(block: 100)
         rig.controls.parameters.set(.looperSync, 1)
+        rig.controls.parameters.set(.looperRoundTo, 0)
         rig.controls.parameters.set(.tempo, bpm)
         let input = Signal.sine(frequency: 220, seconds: 3, amplitude: 0.3)
         rig.run(input, [(0, .tap), (tappedAt, .tap), (tappedAt + 5, .tap)])
