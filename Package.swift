@@ -120,7 +120,7 @@ let package = Package(
         // Plays into a JACK port and records another (the PipeWire-JACK tests run it under pw-jack).
         .executableTarget(name: "StompboxJackProbe", dependencies: ["StompboxTestSupport"]),
         .executableTarget(name: "StompboxBench", dependencies: [
-            "StompboxDSP", "StompboxAudio", "StompboxTestSupport",
+            "StompboxDSP", "StompboxAudio", "StompboxSession", "StompboxTestSupport",
             .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
         ]),
 

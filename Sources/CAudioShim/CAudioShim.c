@@ -36,3 +36,7 @@ int stompbox_allowed_cpus(int *cpus, int capacity) {
     }
     return n;
 }
+
+int stompbox_name_thread(const char *name) {
+    return pthread_setname_np(pthread_self(), name);
+}

@@ -1,3 +1,4 @@
+import CAudioShim
 import Foundation
 import Synchronization
 
@@ -76,8 +77,10 @@ public final class Recorder: @unchecked Sendable {
             try? FileManager.default.removeItem(atPath: folder)
             throw error
         }
-        let thread = Thread { [self] in writeLoop() }
-        thread.name = "stompbox-recorder"
+        let thread = Thread { [self] in
+            stompbox_name_thread("stompbox-record")
+            writeLoop()
+        }
         thread.start()
     }
 
@@ -90,14 +93,14 @@ public final class Recorder: @unchecked Sendable {
 
     /// The block's input, before the chain plays it (audio thread: copies only).
     @inline(__always)
-    func takeInput(_ input: UnsafePointer<Float>, frames: Int) {
+    public func takeInput(_ input: UnsafePointer<Float>, frames: Int) {
         dryFrames = min(frames, Recorder.maximumBlock)
         dryScratch.update(from: input, count: dryFrames)
     }
 
     /// The chain's output for the block `takeInput` had (audio thread: copies only).
     @inline(__always)
-    func takeOutput(left: UnsafePointer<Float>, right: UnsafePointer<Float>, frames: Int) {
+    public func takeOutput(left: UnsafePointer<Float>, right: UnsafePointer<Float>, frames: Int) {
         guard accepting.load(ordering: .relaxed) else { return }
         let n = min(frames, dryFrames)
         _ = ring.write((UnsafePointer(dryScratch), left, right), frames: n)

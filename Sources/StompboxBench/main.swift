@@ -7,7 +7,8 @@
 // (repeatable: measure these instead of the default and the low-latency one). Exits 1 if `chain.process` allocated or allocations cannot be counted.
 // --lv2-allocations URI… counts the allocations in LV2Pedal.process instead (see LV2Allocations.swift).
 // --window-only measures only the window (WindowBench.swift: first frame, idle GUI CPU, memory);
-// --no-window leaves it out.
+// --no-window leaves it out. --sessions-only measures only sessions (SessionBench.swift: recording, the
+// loop tracks' memory, a 10-minute session); --no-sessions leaves them out.
 
 import CAudioShim
 import Foundation
@@ -39,6 +40,8 @@ struct Options {
     var jackSeconds = 20.0
     var tuner = true
     var tunerOnly = false
+    var sessions = true
+    var sessionsOnly = false
 
     init(_ arguments: [String]) {
         var i = 1
@@ -60,6 +63,8 @@ struct Options {
             case "--jack-only": jackOnly = true
             case "--tuner-only": tunerOnly = true
             case "--no-tuner": tuner = false
+            case "--sessions-only": sessionsOnly = true
+            case "--no-sessions": sessions = false
             case "--jack-seconds": jackSeconds = Double(value()) ?? { fatal("--jack-seconds takes a number") }()
             case "--server": servers.append(AudioServerKind(rawValue: value()) ?? { fatal("--server takes pulseaudio or pipewire") }())
             case "--drift-seconds": driftSeconds = Double(value()) ?? { fatal("--drift-seconds takes a number") }()
@@ -70,7 +75,7 @@ struct Options {
                 let parts = value().split(separator: "/")
                 guard parts.count == 2, let block = Int(parts[0]), let ms = Double(parts[1]) else { fatal("--latency-setting takes BLOCK/MS, e.g. 128/10") }
                 latencySettings.append(LatencyBench.Setting(name: "\(block)/\(parts[1])", block: block, latencyMs: ms))
-            default: fatal("unknown option \(arguments[i]) (use --seconds S, --runs N, --no-sox, --no-latency, --allocations-only, --latency-seconds S, --latency-setting BLOCK/MS, --window-only, --no-window, --jack-only, --no-jack, --jack-seconds S, --tuner-only, --no-tuner)")
+            default: fatal("unknown option \(arguments[i]) (use --seconds S, --runs N, --no-sox, --no-latency, --allocations-only, --latency-seconds S, --latency-setting BLOCK/MS, --window-only, --no-window, --jack-only, --no-jack, --jack-seconds S, --tuner-only, --no-tuner, --sessions-only, --no-sessions)")
             }
             i += 1
         }
@@ -304,6 +309,10 @@ if options.tunerOnly {
     TunerBench.run()
     exit(0)
 }
+if options.sessionsOnly {
+    SessionBench.run()
+    exit(0)
+}
 if options.jackOnly {
     do { try JackBench.run(periods: [64, 128], seconds: options.jackSeconds) } catch { fatal("JACK bench: \(error)") }
     exit(0)
@@ -460,6 +469,9 @@ if !options.allocationsOnly {
 
 // The tuner: its error table and how soon it reads a plucked note.
 if options.tuner && !options.allocationsOnly { TunerBench.run() }
+
+// Sessions: recording's cost, the loop tracks' memory, a 10-minute session opened and saved.
+if options.sessions && !options.allocationsOnly { SessionBench.run() }
 
 // The live loop through a private PulseAudio server: end-to-end latency and dropouts, 30 s each.
 if options.latency {

@@ -19,6 +19,15 @@ public enum SessionRecording {
         FileManager.default.fileExists(atPath: folder(for: path))
     }
 
+    /// The board a live take is played through, as a track records it: a preset of the chain's
+    /// pedals, their states and every parameter as it is now; nil if the board cannot be one.
+    public static func board(of chain: Chain) -> JSONValue? {
+        var preset = Preset(name: "recording")
+        for p in Parameter.allCases { preset[p] = chain.parameters.load(p) }
+        do { try preset.setBoard(chain.board, states: chain.pedalStates) } catch { return nil }
+        return preset.json
+    }
+
     /// What `pack` added.
     public struct Packed: Sendable {
         public var tracks: [SessionTrack]

@@ -238,6 +238,7 @@ public final class PedalboardWindow {
         tracks.window = window
         tracks.isLooperLocked = { [unowned self] in isLocked(.looper) }
         tracks.onLooperLocked = { [unowned self] in onLocked?(.looper) }
+        tracks.record = { [unowned self] start in tracks.liveRecord(start) }
         gtk_widget_set_no_show_all(tracks.widget, 1)
         gtk_box_pack_end(cast(raw(middle)), tracks.widget, 0, 0, 6)
         return middle

@@ -122,23 +122,28 @@ extension TracksPanel {
                 : AudioBuffer(samples: loop.left, sampleRate: rate, channels: 1)
             let scale = Double(session.manifest.sampleRate) / Double(rate)
             let gain = Double(store.load(.looperTrackGain(track)))
-            let id: String
+            let added1: SessionTrack
             do throws(SessionError) {
-                id = try session.addTrack(audio, kind: .loop, author: Self.author, start: Int((Double(loop.start) * scale).rounded()),
-                                          gainDB: gain.isFinite ? gain : 0, pan: Double(store.load(.looperTrackPan(track))),
-                                          mute: store.isOn(.looperTrackMute(track))).id
+                added1 = try session.addTrack(audio, kind: .loop, author: Self.author, start: Int((Double(loop.start) * scale).rounded()),
+                                              gainDB: gain.isFinite ? gain : 0, pan: Double(store.load(.looperTrackPan(track))),
+                                              mute: store.isOn(.looperTrackMute(track)))
             } catch {
                 for id in added { session.removeTrack(id) }
                 throw error
             }
-            added.append(id)
+            // A loop the file holds already (saved before, the same audio) is not added twice.
+            if session.manifest.tracks.contains(where: { $0.id != added1.id && $0.kind == .loop && $0.sha256 == added1.sha256 }) {
+                session.removeTrack(added1.id)
+                continue
+            }
+            added.append(added1.id)
         }
         if cycle > 0 { session.cycleFrames = Int((Double(cycle) * Double(session.manifest.sampleRate) / Double(rate)).rounded()) }
         return added
     }
 
     /// A track's audio: copied by the audio thread while audio runs, read directly when not.
-    private func loopAudio(_ track: Int) -> LoopTrackAudio? {
+    func loopAudio(_ track: Int) -> LoopTrackAudio? {
         if let copy = control.copyTrack(track, timeout: .seconds(2)) { return copy }
         return engine.status().state == .running ? nil : engine.chain.looperTrackAudio(track)
     }

@@ -146,6 +146,7 @@ final class TracksPanel {
 
     /// Called by the window's poll: the loop tracks' state and the waveforms computed meanwhile.
     func poll(tick: Int, parametersChanged: Bool) {
+        pollRecording()
         guard gtk_widget_get_visible(widget) != 0 else { return }
         let selected = Int(store.load(.looperTrack).rounded())
         let rate = engine.chain.sampleRate

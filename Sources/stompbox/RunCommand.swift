@@ -3,6 +3,7 @@ import Foundation
 import StompboxAudio
 import StompboxCore
 import StompboxDSP
+import StompboxSession
 
 /// `stompbox run --headless …`: plays live through PulseAudio and prints one status line a second.
 struct RunCommand: ParsableCommand {
@@ -261,10 +262,7 @@ struct RunCommand: ParsableCommand {
         }
         midi.stop()
         if let recording {
-            var preset = Preset(name: "recording")
-            for p in Parameter.allCases { preset[p] = controls.parameters.load(p) }
-            try? preset.setBoard(chain.board, states: chain.pedalStates)
-            recording.finish(engine: engine, board: preset.json)
+            recording.finish(engine: engine, board: SessionRecording.board(of: chain))
         }
         engine.stop()
         for s in sources { s.cancel() }

@@ -68,7 +68,7 @@ final class RunRecording {
     }
 
     /// Finishes the files, stops the engine and packs the files with the Looper's tracks.
-    func finish(engine: LiveEngine, board: JSONValue) {
+    func finish(engine: LiveEngine, board: JSONValue?) {
         guard recorder != nil else { return }
         let status = engine.stopRecording()
         if let problem = status?.problem, problem != reported { warn(problem) }

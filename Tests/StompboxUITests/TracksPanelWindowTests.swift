@@ -151,6 +151,22 @@ struct TracksPanelWindowTests {
         #expect(waitUntil(seconds: 5) { Self.sessionTracks(session).map { $0["id"] as? String }.last == "import-3" },
                 "\(Self.sessionTracks(session))")
 
+        // Record: two seconds of the riff and the board's sound go into the file as a `di` and a
+        // `wet` track, shown in the panel (the import is saved into the file first; the Looper's
+        // two loops, in the file already, are not added again).
+        try session.click("tracks", "record")
+        #expect(waitUntil(seconds: 5) { Self.tracks(session)["recording"] as? Bool == true }, "\(Self.tracks(session)["message"] ?? "no message")")
+        Thread.sleep(forTimeInterval: 2)
+        try session.click("tracks", "record")
+        #expect(waitUntil(seconds: 10) {
+            Array(Self.sessionTracks(session).compactMap { $0["id"] as? String }.suffix(2)) == ["di-4", "wet-5"]
+        }, "\(Self.sessionTracks(session).map { $0["id"] ?? "?" }) \(Self.tracks(session)["message"] ?? "")")
+        #expect(Self.tracks(session)["recording"] as? Bool == false)
+        #expect((Self.tracks(session)["message"] as? String)?.hasPrefix("Recorded") == true, "\(Self.tracks(session)["message"] ?? "")")
+        let recorded = try shell([Paths.stompbox, "session", "info", path])
+        #expect(recorded.output.contains("di-4") && recorded.output.contains("wet-5") && recorded.output.contains("import-3"), "\(recorded.output)")
+        #expect(!FileManager.default.fileExists(atPath: path + ".recording"))
+
         // The panel fits the 1280×720 screen beside the pedals.
         let panel = try #require((session.state()?["layout"] as? [String: Any]).flatMap { ($0["tracks"] as? [String: Any])?["panel"] as? [Int] })
         #expect(panel[0] >= 0 && panel[0] + panel[2] <= 1280 && panel[1] + panel[3] <= 720, "panel at \(panel)")

@@ -16,4 +16,7 @@ int stompbox_pin_to_cpu(int cpu);
 /// them, into `cpus`; returns how many.
 int stompbox_allowed_cpus(int *cpus, int capacity);
 
+/// Names the calling thread as `top -H` and /proc show it (15 characters at most).
+int stompbox_name_thread(const char *name);
+
 #endif

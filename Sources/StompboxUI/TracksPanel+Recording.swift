@@ -1,0 +1,85 @@
+import CGtk
+import Foundation
+import StompboxAudio
+import StompboxDSP
+import StompboxSession
+
+/// The Record button: the dry input and the board's output recorded into the session file, as
+/// `run --record` does. The Looper's tracks go into the file with Save, as always in the window.
+extension TracksPanel {
+    /// Starts (`start`) or stops recording; returns whether a recording runs afterwards. The
+    /// session is saved first (Save as… when it has no file yet), so its edits are not lost when
+    /// the recording is added to the file and the file shown again.
+    func liveRecord(_ start: Bool) -> Bool {
+        if !start {
+            finishRecording()
+            return false
+        }
+        guard engine.recorder == nil else { return true }
+        if !sessionHasFile || unsaved {
+            saveSession(asNew: !sessionHasFile)
+            guard sessionHasFile, !unsaved else { return false }
+        }
+        guard let path = session?.path else { return false }
+        if SessionRecording.isPending(path) {
+            do {
+                let packed = try SessionRecording.pack(into: path, tempoBPM: Double(store.load(.tempo)), board: nil)
+                say("A recording of \(String(format: "%.1f", packed.seconds)) s left by an earlier run was saved into the session first.")
+                reopen(path)
+            } catch {
+                say("\(error.description); the earlier recording in \(SessionRecording.folder(for: path)) is left as it is.", error: true)
+                return false
+            }
+        }
+        let rate = Int(engine.chain.sampleRate)
+        guard session?.manifest.sampleRate == rate else {
+            say("The session is at \(session?.manifest.sampleRate ?? 0) Hz and the audio runs at \(rate) Hz: record into a session at \(rate) Hz.", error: true)
+            return false
+        }
+        do {
+            let recorder = try Recorder(folder: SessionRecording.folder(for: path), sampleRate: rate, author: Self.author)
+            engine.startRecording(recorder)
+            say("Recording into \(URL(fileURLWithPath: path).lastPathComponent)…")
+            return true
+        } catch {
+            say(error.description, error: true)
+            return false
+        }
+    }
+
+    /// Called about ten times a second: a recording the disk stopped shows as stopped, with why.
+    func pollRecording() {
+        guard let recorder = engine.recorder else { return }
+        let status = recorder.status
+        if !status.isRecording, let problem = status.problem {
+            finishRecording()
+            say(problem, error: true)
+        }
+    }
+
+    /// Stops the recorder and adds what it recorded to the file.
+    private func finishRecording() {
+        guard engine.recorder != nil, let path = session?.path else { return }
+        let status = engine.stopRecording()
+        do {
+            let packed = try SessionRecording.pack(into: path, tempoBPM: Double(store.load(.tempo)), board: SessionRecording.board(of: engine.chain))
+            reopen(path)
+            say("Recorded \(String(format: "%.1f", packed.seconds)) s: \(packed.tracks.map(\.id).joined(separator: ", "))."
+                + ((status?.droppedFrames ?? 0) > 0 ? " \(status!.droppedFrames) frames were lost: the disk was too slow." : ""))
+        } catch {
+            say("\(error.description); the recording is kept in \(SessionRecording.folder(for: path)).", error: true)
+        }
+        showRecording(false)
+    }
+
+    private func reopen(_ path: String) {
+        do {
+            session = try Session.open(path)
+            sessionHasFile = true
+            unsaved = false
+            showSession()
+        } catch {
+            say(error.description, error: true)
+        }
+    }
+}
