@@ -66,6 +66,12 @@ struct WindowCommand: ParsableCommand {
         let app = PedalboardApp(engine: engine, stateFile: environment["STOMPBOX_STATE_FILE"].flatMap { $0.isEmpty ? nil : $0 })
         app.publicKeyFile = publicKeyFile
         let status = app.run()
+        // A take still running when the window closed: its files are finished and kept, for
+        // the next Record or `session recover` to save into the session.
+        if let folder = engine.recorder?.folder, engine.stopRecording() != nil {
+            let session = folder.hasSuffix(".recording") ? String(folder.dropLast(".recording".count)) : folder
+            FileHandle.standardError.write(Data("stompbox: the window closed while recording; the take is kept in '\(folder)': 'stompbox session recover \(session)' saves it into the session\n".utf8))
+        }
         engine.stop()
         if status != 0 { throw ExitCode(status) }
     }
