@@ -120,9 +120,11 @@ final class LiveHost {
         }
         if recorder != 0 {
             let l = UnsafePointer(left.baseAddress!), r = UnsafePointer(right?.baseAddress ?? left.baseAddress!)
-            Unmanaged<Recorder>.fromOpaque(UnsafeRawPointer(bitPattern: recorder)!)._withUnsafeGuaranteedRef {
+            let heard = Unmanaged<Recorder>.fromOpaque(UnsafeRawPointer(bitPattern: recorder)!)._withUnsafeGuaranteedRef {
                 $0.takeOutput(left: l, right: r, frames: n)
+                return $0.playBacking(left: left.baseAddress!, right: right?.baseAddress, frames: n)
             }
+            if heard > 0 { chain.controls.meters.note(heardOutput: heard) }
         }
         engine.blocksPlayed.add(1, ordering: .releasing)
     }

@@ -51,13 +51,31 @@ public final class Recorder: @unchecked Sendable {
     private let writerDone = DispatchSemaphore(value: 0)
     private var di: AudioFileWriter?
     private var wet: AudioFileWriter?
+    /// What plays along (a session's mix, interleaved stereo), from the take's first frame on;
+    /// the audio thread reads it, and only it moves `backingPosition`.
+    private let backing: UnsafeMutableBufferPointer<Float>?
+    private var backingPosition = 0
+    /// The engine's latency in frames when the take began: the player hears the backing this
+    /// much late, so what they play is this much late against it (`SessionRecording` trims it).
+    public let latencyFrames: Int
 
     /// Creates `folder` and its files and starts the writer. A folder that exists is refused:
     /// it may hold an earlier recording not yet saved.
-    public init(folder: String, sampleRate: Int, author: String, ringSeconds: Double = 10) throws(AudioFileError) {
+    /// `backing` (interleaved stereo, at `sampleRate`) plays along from the first frame;
+    /// `latencyFrames` is noted for the take to be put in time with it.
+    public init(folder: String, sampleRate: Int, author: String, ringSeconds: Double = 10,
+                backing: [Float]? = nil, latencyFrames: Int = 0) throws(AudioFileError) {
         self.folder = folder
         self.sampleRate = sampleRate
         self.author = author
+        self.latencyFrames = max(0, latencyFrames)
+        if let backing, backing.count >= 2 {
+            let copy = UnsafeMutableBufferPointer<Float>.allocate(capacity: backing.count - backing.count % 2)
+            _ = copy.initialize(from: backing.prefix(copy.count))
+            self.backing = copy
+        } else {
+            self.backing = nil
+        }
         guard !FileManager.default.fileExists(atPath: folder) else {
             throw .unwritable(path: folder, reason: "a recording is already there (an earlier one not saved into its session)")
         }
@@ -87,6 +105,7 @@ public final class Recorder: @unchecked Sendable {
     deinit {
         if running.load(ordering: .acquiring) { stopRequested.store(true, ordering: .releasing) }
         dryScratch.deallocate()
+        backing?.deallocate()
     }
 
     // MARK: Audio thread
@@ -105,6 +124,34 @@ public final class Recorder: @unchecked Sendable {
         let n = min(frames, dryFrames)
         _ = ring.write((UnsafePointer(dryScratch), left, right), frames: n)
         if frames > n { ring.dropped.add(frames - n, ordering: .relaxed) }
+    }
+
+    /// Adds the backing's next `frames` frames to the output, after `takeOutput` took the
+    /// board's sound (so the wet track never holds the backing), clipped to ±1 as the chain's
+    /// limiter left it. A mono output gets the middle of its sides. Returns the peak of what it
+    /// changed (0 when nothing plays along). Audio thread.
+    @inline(__always)
+    public func playBacking(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>?, frames: Int) -> Float {
+        guard let backing, let base = backing.baseAddress else { return 0 }
+        let total = backing.count / 2
+        let n = min(frames, total - backingPosition)
+        guard n > 0 else { return 0 }
+        let from = base + 2 * backingPosition
+        var peak: Float = 0
+        if let right {
+            for j in 0..<n {
+                left[j] = min(max(left[j] + from[2 * j], -1), 1)
+                right[j] = min(max(right[j] + from[2 * j + 1], -1), 1)
+                peak = max(peak, abs(left[j]), abs(right[j]))
+            }
+        } else {
+            for j in 0..<n {
+                left[j] = min(max(left[j] + 0.5 * (from[2 * j] + from[2 * j + 1]), -1), 1)
+                peak = max(peak, abs(left[j]))
+            }
+        }
+        backingPosition += n
+        return peak
     }
 
     // MARK: Control
@@ -200,7 +247,7 @@ public final class Recorder: @unchecked Sendable {
         let json: [String: Any] = [
             "format": "stompbox-recording", "version": 1, "sample_rate": sampleRate,
             "frames": framesWritten.load(ordering: .acquiring), "author": author, "complete": complete,
-            "dropped_frames": ring.dropped.load(ordering: .relaxed),
+            "dropped_frames": ring.dropped.load(ordering: .relaxed), "latency_frames": latencyFrames,
         ]
         do {
             let data = try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])

@@ -24,6 +24,11 @@ public final class LevelMeters: @unchecked Sendable {
         lower(limiterGainBits, limiterGain)
     }
 
+    /// Audio thread: the output's peak once something was added after the chain (a session
+    /// playing along while a take records), so the meter shows what is heard.
+    @inline(__always)
+    public func note(heardOutput peak: Float) { raise(outputPeakBits, peak) }
+
     @inline(__always)
     private func raise(_ cell: borrowing Atomic<UInt32>, _ peak: Float) { move(cell, to: peak, while: <) }
     @inline(__always)

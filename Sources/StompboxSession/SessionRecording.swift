@@ -4,7 +4,9 @@ import StompboxCore
 import StompboxDSP
 
 /// A live recording (`Recorder`'s folder) put into its session file: the dry input as a `di`
-/// track and the board's output as a `wet` track, and the Looper's loop tracks.
+/// track and the board's output as a `wet` track, and the Looper's loop tracks. A take made
+/// against a session's tracks (its `backing`) is put in time with them: the engine's latency
+/// when it began is cut from its head, as the player heard the backing that much late.
 ///
 /// While `run --record S` plays, the audio goes to `S.recording/` beside the session; only
 /// when it stops is it packed into `S` and the folder removed. A folder left by a killed run
@@ -26,6 +28,14 @@ public enum SessionRecording {
         for p in Parameter.allCases { preset[p] = chain.parameters.load(p) }
         do { try preset.setBoard(chain.board, states: chain.pedalStates) } catch { return nil }
         return preset.json
+    }
+
+    /// What a take on `session` plays along with: its mix (gains, pans and mutes applied),
+    /// interleaved stereo at its rate; nil when it has no track to hear.
+    public static func backing(for session: Session) throws(SessionError) -> [Float]? {
+        guard session.manifest.tracks.contains(where: { !$0.mute }) else { return nil }
+        let mix = try session.mixdown().mix
+        return mix.frames > 0 ? mix.samples : nil
     }
 
     /// What `pack` added.
@@ -56,6 +66,8 @@ public enum SessionRecording {
         }
         let author = (json["author"] as? String) ?? "unknown"
         let complete = (json["complete"] as? Bool) ?? false
+        // What was played against a backing came this much late: the take starts this much in.
+        let late = max(0, (json["latency_frames"] as? Int) ?? 0)
         let dry: AudioBuffer, wet: AudioBuffer
         do {
             dry = try AudioFile.read(folder + "/" + RecordingFolder.di)
@@ -65,7 +77,7 @@ public enum SessionRecording {
         }
         // A killed run's two headers were updated at slightly different moments: keep the part
         // both hold, so DI and wet stay the same length.
-        let frames = min(dry.frames, wet.frames)
+        let frames = max(0, min(dry.frames, wet.frames) - late)
         let session: Session
         if FileManager.default.fileExists(atPath: path) {
             session = try Session.open(path)
@@ -77,8 +89,8 @@ public enum SessionRecording {
         }
         var added: [SessionTrack] = []
         if frames > 0 {
-            let di = AudioBuffer(samples: Array(dry.samples.prefix(frames)), sampleRate: dry.sampleRate, channels: 1)
-            let out = AudioBuffer(samples: Array(wet.samples.prefix(2 * frames)), sampleRate: wet.sampleRate, channels: 2)
+            let di = AudioBuffer(samples: Array(dry.samples[late..<(late + frames)]), sampleRate: dry.sampleRate, channels: 1)
+            let out = AudioBuffer(samples: Array(wet.samples[(2 * late)..<(2 * (late + frames))]), sampleRate: wet.sampleRate, channels: 2)
             added.append(try session.addTrack(di, kind: .di, author: author, mute: true, board: board, format: format))
             added.append(try session.addTrack(out, kind: .wet, author: author, board: board, format: format))
         }

@@ -37,12 +37,15 @@ extension TracksPanel {
             return false
         }
         do {
-            let recorder = try Recorder(folder: SessionRecording.folder(for: path), sampleRate: rate, author: Self.author)
+            let backing = try session.flatMap { s throws(SessionError) in try SessionRecording.backing(for: s) }
+            let latency = Int(((engine.status().latencyMs ?? 0) / 1000 * Double(rate)).rounded())
+            let recorder = try Recorder(folder: SessionRecording.folder(for: path), sampleRate: rate, author: Self.author,
+                                        backing: backing, latencyFrames: backing == nil ? 0 : latency)
             engine.startRecording(recorder)
-            say("Recording into \(URL(fileURLWithPath: path).lastPathComponent)…")
+            say("Recording into \(URL(fileURLWithPath: path).lastPathComponent)…" + (backing == nil ? "" : " Its tracks play along."))
             return true
         } catch {
-            say(error.description, error: true)
+            say(String(describing: error), error: true)
             return false
         }
     }

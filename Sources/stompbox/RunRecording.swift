@@ -45,12 +45,18 @@ final class RunRecording {
                 }
             } catch let error as SessionError { throw CommandLineError(error.description) } catch let e as CommandLineError { throw e } catch { throw CommandLineError("\(error)") }
         }
+        var backing: [Float]?
+        if SessionCLI.exists(path) {
+            do { backing = try SessionRecording.backing(for: Session.open(path)) } catch { throw CommandLineError(error.description) }
+        }
+        let latency = Int(((engine.status().latencyMs ?? 0) / 1000 * Double(rate)).rounded())
         do {
-            let r = try Recorder(folder: SessionRecording.folder(for: path), sampleRate: rate, author: author)
+            let r = try Recorder(folder: SessionRecording.folder(for: path), sampleRate: rate, author: author,
+                                 backing: backing, latencyFrames: backing == nil ? 0 : latency)
             clockAtStart = engine.chain.controls.looper.clock
             engine.startRecording(r)
             recorder = r
-            warn("recording into '\(path)' (until stopped)")
+            warn("recording into '\(path)' (until stopped)" + (backing == nil ? "" : ", its tracks playing along"))
         } catch {
             throw CommandLineError(error.description)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import StompboxAudio
+import StompboxSession
 import StompboxTestSupport
 import StompboxTestTags
 import Testing
@@ -59,7 +60,8 @@ struct RunRecordTests {
     }
 
     /// A take stopped by SIGTERM is packed (DI and wet, equal lengths); a second player's take
-    /// on the same session adds two tracks and leaves the first two byte for byte (same hashes).
+    /// on the same session plays the first one's along (heard at the output, not in the wet
+    /// track), adds two tracks and leaves the first two byte for byte (same hashes).
     @Test func aSecondPlayerRecordsOverTheFirst() throws {
         let server = PrivateJackServer()
         try server.start()
@@ -72,6 +74,13 @@ struct RunRecordTests {
             let line = run.waitForLine(after: 0, seconds: 10) { $0.contains("recording_s=2.") }
             #expect(line != nil, "\(run.lines.suffix(2))")
             run.stop()
+            // No pedal is on: the output is the input, but for the first take played along.
+            let louder = run.lines.filter { $0.contains("recording_s=") }.compactMap(Self.peaks).map { $0.output - $0.input }
+            if author == "ann" {
+                #expect(!louder.isEmpty && louder.allSatisfy { abs($0) < 0.5 }, "\(louder)")
+            } else {
+                #expect(louder.contains { $0 > 1 }, "the backing is heard: \(louder)")
+            }
             #expect(run.process.terminationStatus == 0)
             let tracks = try Self.tracks(session)
             #expect(tracks.count == expected)
@@ -81,8 +90,23 @@ struct RunRecordTests {
         let tracks = try Self.tracks(session)
         #expect(tracks.map { $0["author"] as? String } == ["ann", "ann", "bob", "bob"])
         #expect(tracks[0]["frames"] as? Int == tracks[1]["frames"] as? Int)
+        // The second take's wet track is what the board made of its DI, without the backing.
+        let opened = try Session.open(session)
+        let di = try opened.audio(of: "di-3").samples, wet = try opened.audio(of: "wet-4")
+        let left = stride(from: 0, to: wet.samples.count, by: 2).map { wet.samples[$0] }
+        #expect(Measure.decibels(Measure.peak(zip(di, left).map { $0 - $1 })) < -60)
         // The first player's tracks: their hashes as when they were first saved.
         #expect(annHashes.count == 2 && Array(tracks.prefix(2).compactMap { $0["sha256"] as? String }) == annHashes)
+    }
+
+    /// `in_peak_db` and `out_peak_db` of a status line.
+    static func peaks(_ line: String) -> (input: Double, output: Double)? {
+        func value(_ key: String) -> Double? {
+            guard let range = line.range(of: key + "=") else { return nil }
+            return Double(line[range.upperBound...].prefix { $0 != " " })
+        }
+        guard let i = value("in_peak_db"), let o = value("out_peak_db") else { return nil }
+        return (i, o)
     }
 
     static func peak(_ path: String) -> Float? {
