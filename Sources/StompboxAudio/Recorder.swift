@@ -60,27 +60,27 @@ public final class Recorder: @unchecked Sendable {
     public let latencyFrames: Int
 
     /// Creates `folder` and its files and starts the writer. A folder that exists is refused:
-    /// it may hold an earlier recording not yet saved.
-    /// `backing` (interleaved stereo, at `sampleRate`) plays along from the first frame;
-    /// `latencyFrames` is noted for the take to be put in time with it.
+    /// it may hold an earlier recording not yet saved. `backing` (interleaved stereo, at
+    /// `sampleRate`) plays along from the first frame; `latencyFrames` is noted for the take to
+    /// be put in time with it.
     public init(folder: String, sampleRate: Int, author: String, ringSeconds: Double = 10,
                 backing: [Float]? = nil, latencyFrames: Int = 0) throws(AudioFileError) {
         self.folder = folder
         self.sampleRate = sampleRate
         self.author = author
         self.latencyFrames = max(0, latencyFrames)
+        guard !FileManager.default.fileExists(atPath: folder) else {
+            throw .unwritable(path: folder, reason: "a recording is already there (an earlier one not saved into its session)")
+        }
+        do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false) } catch {
+            throw .unwritable(path: folder, reason: (error as NSError).localizedDescription)
+        }
         if let backing, backing.count >= 2 {
             let copy = UnsafeMutableBufferPointer<Float>.allocate(capacity: backing.count - backing.count % 2)
             _ = copy.initialize(from: backing.prefix(copy.count))
             self.backing = copy
         } else {
             self.backing = nil
-        }
-        guard !FileManager.default.fileExists(atPath: folder) else {
-            throw .unwritable(path: folder, reason: "a recording is already there (an earlier one not saved into its session)")
-        }
-        do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false) } catch {
-            throw .unwritable(path: folder, reason: (error as NSError).localizedDescription)
         }
         ring = RecorderRing(channels: 3, capacity: max(Recorder.maximumBlock * 4, Int(ringSeconds * Double(sampleRate))))
         dryScratch = .allocate(capacity: Recorder.maximumBlock)
@@ -102,8 +102,9 @@ public final class Recorder: @unchecked Sendable {
         thread.start()
     }
 
+    // The writer thread holds the recorder until it ends, so this runs after it (or when the
+    // files could not be made and no writer started).
     deinit {
-        if running.load(ordering: .acquiring) { stopRequested.store(true, ordering: .releasing) }
         dryScratch.deallocate()
         backing?.deallocate()
     }
@@ -162,6 +163,9 @@ public final class Recorder: @unchecked Sendable {
                         droppedFrames: ring.dropped.load(ordering: .relaxed),
                         problem: problem.withLock { $0 })
     }
+
+    /// True when something plays along with the take.
+    public var playsAlong: Bool { backing != nil }
 
     /// Frames on disk in each file.
     public var frames: Int { framesWritten.load(ordering: .acquiring) }

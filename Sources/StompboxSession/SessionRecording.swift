@@ -30,9 +30,31 @@ public enum SessionRecording {
         return preset.json
     }
 
+    /// Starts a take for the session at `path` on the running `engine`: the dry input and the
+    /// board's output are recorded into `folder(for: path)`, and `session`'s tracks (as opened;
+    /// nil while there is no file yet) play along from the take's first block. The engine's
+    /// latency is noted with the take, so `pack` puts it in time with what was heard. A session
+    /// at another rate than the engine's is refused.
+    public static func begin(path: String, session: Session?, engine: LiveEngine, author: String) throws(SessionError) -> Recorder {
+        let rate = Int(engine.chain.sampleRate)
+        if let session, session.manifest.sampleRate != rate {
+            throw SessionError(path: path, .invalid("it is at \(session.manifest.sampleRate) Hz and the audio runs at \(rate) Hz; record into a session at \(rate) Hz, or play at \(session.manifest.sampleRate) Hz"))
+        }
+        let backing = try session.flatMap { s throws(SessionError) in try Self.backing(for: s) }
+        let latency = Int(((engine.status().latencyMs ?? 0) / 1000 * Double(rate)).rounded())
+        do {
+            let recorder = try Recorder(folder: folder(for: path), sampleRate: rate, author: author,
+                                        backing: backing, latencyFrames: backing == nil ? 0 : latency)
+            engine.startRecording(recorder)
+            return recorder
+        } catch {
+            throw SessionError(path: path, .audio(error))
+        }
+    }
+
     /// What a take on `session` plays along with: its mix (gains, pans and mutes applied),
     /// interleaved stereo at its rate; nil when it has no track to hear.
-    public static func backing(for session: Session) throws(SessionError) -> [Float]? {
+    static func backing(for session: Session) throws(SessionError) -> [Float]? {
         guard session.manifest.tracks.contains(where: { !$0.mute }) else { return nil }
         let mix = try session.mixdown().mix
         return mix.frames > 0 ? mix.samples : nil
@@ -60,14 +82,15 @@ public enum SessionRecording {
         func fail(_ problem: SessionError.Problem) -> SessionError { SessionError(path: path, problem) }
         let manifestPath = folder + "/" + RecordingFolder.manifest
         guard let data = FileManager.default.contents(atPath: manifestPath),
-              let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              json["format"] as? String == "stompbox-recording" else {
+              case .object(let json)? = try? JSONValue.parse(data),
+              case .string("stompbox-recording")? = json["format"] else {
             throw fail(.invalid("the recording in '\(folder)' has no readable \(RecordingFolder.manifest)"))
         }
-        let author = (json["author"] as? String) ?? "unknown"
-        let complete = (json["complete"] as? Bool) ?? false
+        var author = "unknown", complete = false, late = 0
+        if case .string(let a)? = json["author"] { author = a }
+        if case .bool(let c)? = json["complete"] { complete = c }
         // What was played against a backing came this much late: the take starts this much in.
-        let late = max(0, (json["latency_frames"] as? Int) ?? 0)
+        if case .number(let n)? = json["latency_frames"], n.isFinite, n >= 0, n < 1e9 { late = Int(n) }
         let dry: AudioBuffer, wet: AudioBuffer
         do {
             dry = try AudioFile.read(folder + "/" + RecordingFolder.di)

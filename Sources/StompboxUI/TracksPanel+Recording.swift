@@ -31,21 +31,12 @@ extension TracksPanel {
                 return false
             }
         }
-        let rate = Int(engine.chain.sampleRate)
-        guard session?.manifest.sampleRate == rate else {
-            say("The session is at \(session?.manifest.sampleRate ?? 0) Hz and the audio runs at \(rate) Hz: record into a session at \(rate) Hz.", error: true)
-            return false
-        }
         do {
-            let backing = try session.flatMap { s throws(SessionError) in try SessionRecording.backing(for: s) }
-            let latency = Int(((engine.status().latencyMs ?? 0) / 1000 * Double(rate)).rounded())
-            let recorder = try Recorder(folder: SessionRecording.folder(for: path), sampleRate: rate, author: Self.author,
-                                        backing: backing, latencyFrames: backing == nil ? 0 : latency)
-            engine.startRecording(recorder)
-            say("Recording into \(URL(fileURLWithPath: path).lastPathComponent)…" + (backing == nil ? "" : " Its tracks play along."))
+            let recorder = try SessionRecording.begin(path: path, session: session, engine: engine, author: Self.author)
+            say("Recording into \(URL(fileURLWithPath: path).lastPathComponent)…" + (recorder.playsAlong ? " Its tracks play along." : ""))
             return true
         } catch {
-            say(String(describing: error), error: true)
+            say(error.description, error: true)
             return false
         }
     }

@@ -244,7 +244,7 @@ struct RunCommand: ParsableCommand {
             }
             let status = engine.status()
             if let r = recording, r.recorder == nil, status.state == .running {
-                do { try r.start(engine: engine, rate: status.serverRate ?? settings.sampleRate) } catch {
+                do { try r.start(engine: engine) } catch {
                     warn(error.message)
                     engine.stop()
                     Foundation.exit(1)

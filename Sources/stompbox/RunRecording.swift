@@ -12,6 +12,8 @@ final class RunRecording {
     let author: String
     let format: SessionAudioFormat
     private(set) var recorder: Recorder?
+    /// The session as it was when the run began (nil: made by the take); its tracks play along.
+    private var session: Session?
     private var clockAtStart = 0
     private var reported: String?
 
@@ -30,36 +32,23 @@ final class RunRecording {
             }
         }
         if SessionCLI.exists(path) {
-            do { _ = try Session.open(path) } catch { throw CommandLineError(error.description) }
+            do { session = try Session.open(path) } catch { throw CommandLineError(error.description) }
         }
     }
 
-    /// Starts once the engine runs at `rate`.
-    func start(engine: LiveEngine, rate: Int) throws(CommandLineError) {
+    /// Starts once the engine runs.
+    func start(engine: LiveEngine) throws(CommandLineError) {
         guard recorder == nil else { return }
-        if SessionCLI.exists(path) {
-            do {
-                let session = try Session.open(path)
-                guard session.manifest.sampleRate == rate else {
-                    throw CommandLineError("session '\(path)' is at \(session.manifest.sampleRate) Hz and the live loop runs at \(rate) Hz; record at \(session.manifest.sampleRate) Hz (--rate, or the JACK server's rate)")
-                }
-            } catch let error as SessionError { throw CommandLineError(error.description) } catch let e as CommandLineError { throw e } catch { throw CommandLineError("\(error)") }
-        }
-        var backing: [Float]?
-        if SessionCLI.exists(path) {
-            do { backing = try SessionRecording.backing(for: Session.open(path)) } catch { throw CommandLineError(error.description) }
-        }
-        let latency = Int(((engine.status().latencyMs ?? 0) / 1000 * Double(rate)).rounded())
+        clockAtStart = engine.chain.controls.looper.clock
         do {
-            let r = try Recorder(folder: SessionRecording.folder(for: path), sampleRate: rate, author: author,
-                                 backing: backing, latencyFrames: backing == nil ? 0 : latency)
-            clockAtStart = engine.chain.controls.looper.clock
-            engine.startRecording(r)
+            let r = try SessionRecording.begin(path: path, session: session, engine: engine, author: author)
             recorder = r
-            warn("recording into '\(path)' (until stopped)" + (backing == nil ? "" : ", its tracks playing along"))
+            warn("recording into '\(path)' (until stopped)" + (r.playsAlong ? ", its tracks playing along" : ""))
         } catch {
             throw CommandLineError(error.description)
         }
+        // Packing opens the file again; the copy here is not needed any more.
+        session = nil
     }
 
     /// ` recording_s=S` for the status line, and the reason once, if the recording stopped itself.

@@ -169,9 +169,9 @@ enum Shell {
         let status = recorder.finish()
         #expect(status.problem == nil, "\(status.problem ?? "")")
         #expect(status.droppedFrames == 0)
-        // A block that waited on the disk would have taken the whole freeze; host stalls here
-        // reach about 11 ms.
-        #expect(feed.longestHandOver < 0.1, "a block's hand-over took \(feed.longestHandOver) s")
+        // A block that waited on the disk would have taken the whole freeze (2 s); half of it
+        // is far above anything the host's own stalls give a block.
+        #expect(feed.longestHandOver < 1, "a block's hand-over took \(feed.longestHandOver) s")
         try RecorderFeed.check(folder: recorder.folder, count: feed.frames)
     }
 

@@ -104,6 +104,20 @@ extension PedalboardSession {
         try shell(["xdotool", "type", "--delay", "4", text], environment: ["DISPLAY": display.name])
     }
 
+    /// Opens `path` in the file chooser titled `title` through its location bar, and waits for
+    /// the chooser to close. A Return while the bar offers a completion takes the completion
+    /// (the chooser stays open), so a second Return is sent then.
+    func choose(_ path: String, in title: String) throws {
+        try keys(to: title, "ctrl+l")
+        try type(to: title, path)
+        Thread.sleep(forTimeInterval: 0.5)   // the location bar's completion settles
+        try keys(to: title, "Return")
+        if !waitUntil(seconds: 3, { windows(named: title).isEmpty }) {
+            try keys(to: title, "Return")
+        }
+        _ = waitUntil(seconds: 3) { windows(named: title).isEmpty }
+    }
+
     /// Where a control is now: read until two readings 0.2 s apart agree (a notice appearing
     /// under the strip moves everything below it down).
     func settledPoint(_ path: [String]) throws -> [Int] {

@@ -33,14 +33,7 @@ struct TracksPanelWindowTests {
 
     func addFile(_ session: PedalboardSession, _ path: String) throws {
         try session.click("tracks", "add")
-        try session.keys(to: "Add Audio File", "ctrl+l")
-        try session.type(to: "Add Audio File", path)
-        Thread.sleep(forTimeInterval: 0.5)   // the location bar's completion settles
-        try session.keys(to: "Add Audio File", "Return")
-        if !waitUntil(seconds: 3, { session.windows(named: "Add Audio File").isEmpty }) {
-            try session.keys(to: "Add Audio File", "Return")   // the first Return took a completion
-        }
-        _ = waitUntil(seconds: 3) { session.windows(named: "Add Audio File").isEmpty }
+        try session.choose(path, in: "Add Audio File")
     }
 
     @Test("two loop tracks, one recorded by key and one by touch, are saved and shown again when the session is opened",
@@ -109,13 +102,7 @@ struct TracksPanelWindowTests {
 
         // Open… it: both loop tracks are listed, with their waveforms.
         try session.click("tracks", "open")
-        try session.keys(to: "Open Session", "ctrl+l")
-        try session.type(to: "Open Session", path)
-        Thread.sleep(forTimeInterval: 0.5)   // the location bar's completion settles
-        try session.keys(to: "Open Session", "Return")
-        if !waitUntil(seconds: 3, { session.windows(named: "Open Session").isEmpty }) {
-            try session.keys(to: "Open Session", "Return")   // the first Return took a completion
-        }
+        try session.choose(path, in: "Open Session")
         #expect(waitUntil(seconds: 10) {
             let shown = Self.sessionTracks(session)
             return shown.map { $0["id"] as? String } == ["loop-1", "loop-2"] && shown.allSatisfy { ($0["peaks"] as? Int) == 256 }

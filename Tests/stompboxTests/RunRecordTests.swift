@@ -36,10 +36,15 @@ struct RunRecordTests {
         defer { run.stop() }
         let first = run.waitForLine(after: 0, seconds: 10) { $0.contains("recording_s=") }
         try #require(first != nil, "no recording status line: \(run.lines)")
-        let started = Date()
         Thread.sleep(forTimeInterval: 4)
+        // What the take holds at the kill: the seconds on disk its newest status line reports
+        // (a line a second, read within 0.1 s of being printed), and the time since then.
+        let fresh = run.waitForLine(after: run.lines.count, seconds: 3) { $0.contains("recording_s=") }
+        let reportedAt = Date()
         kill(run.process.processIdentifier, SIGKILL)
-        let recorded = Date().timeIntervalSince(started)
+        let reported = try #require(fresh.flatMap(Self.recordedSeconds), "no fresh status line: \(run.lines.suffix(2))")
+        let recorded = reported + Date().timeIntervalSince(reportedAt)
+        #expect(reported > 2, "\(fresh ?? "")")
         run.process.waitUntilExit()
         #expect(!FileManager.default.fileExists(atPath: session), "nothing is packed by a killed run")
 
@@ -97,6 +102,12 @@ struct RunRecordTests {
         #expect(Measure.decibels(Measure.peak(zip(di, left).map { $0 - $1 })) < -60)
         // The first player's tracks: their hashes as when they were first saved.
         #expect(annHashes.count == 2 && Array(tracks.prefix(2).compactMap { $0["sha256"] as? String }) == annHashes)
+    }
+
+    /// `recording_s` of a status line.
+    static func recordedSeconds(_ line: String) -> Double? {
+        guard let range = line.range(of: "recording_s=") else { return nil }
+        return Double(line[range.upperBound...].prefix { $0 != " " })
     }
 
     /// `in_peak_db` and `out_peak_db` of a status line.
