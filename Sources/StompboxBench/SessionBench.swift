@@ -129,7 +129,8 @@ enum SessionBench {
         let steps = (0..<LooperControl.trackCount).map { control.track($0).undoSteps }
         let mb = { (bytes: Int) in format(Double(bytes) / 1_048_576, 0) + " MB" }
         print("  looper memory: reserved at prepare +\(mb(prepared - before)) resident; 8 tracks × \(format(Double(loop) / Double(rate), 0)) s recorded +\(mb(recorded - before)); "
-              + "16 overdubs of 10 s on each +\(mb(dubbed - before)) (track lengths \(Set(lengths).map { format(Double($0) / Double(rate), 1) + " s" }.joined(separator: ",")); undo steps kept per track: \(steps.map(String.init).joined(separator: ",")); the pool holds \(Int(Looper.undoPoolSeconds)) s of stereo layers, the oldest go first)")
+              + "16 overdubs of 10 s on each +\(mb(dubbed - before)) (track lengths \(Set(lengths).map { format(Double($0) / Double(rate), 1) + " s" }.joined(separator: ",")); undo steps kept per track: \(steps.map(String.init).joined(separator: ",")); the pool holds \(Int(Looper.undoPoolSeconds)) s of stereo layers, the oldest go first)"
+              + (steps.allSatisfy { $0 == 16 } ? "; target 16 steps on every track: met" : "; TARGET MISSED: 16 steps on every track"))
     }
 
     /// A 10-minute session: DI (mono) and wet (stereo) and two stereo loop tracks of 8 s,

@@ -7,10 +7,15 @@
 /// recomputed, so undo and redo restore every sample bit for bit, and each step costs one swap per
 /// chunk the layer touched.
 ///
-/// Every pool chunk a track holds is named exactly once: by the chunk map or by one entry.
-/// Dropping the oldest layer (beyond `depth`, or when the pool runs dry) gives back its entries'
-/// chunks (the layer beneath it can no longer be reached); a new overdub after undo drops the
-/// layers redo could have put back.
+/// Every pool chunk a track holds is named exactly once: by the chunk map or by one entry; a
+/// chunk of the tape is named at most once. Dropping the oldest layer (beyond `depth`, or when
+/// the pool runs dry) gives back its entries' chunks (the layer beneath it can no longer be
+/// reached); a new overdub after undo drops the layers redo could have put back.
+///
+/// Where a dropped entry named the tape, the tape's chunk is free while the current layer sits in
+/// a pool chunk for good. `LoopTrack.reclaim` copies that layer back onto the tape and gives the
+/// pool chunk back, so an overdubbed loop does not hold a whole pass of the pool once its old
+/// steps are gone: the pool holds only what undo can still reach.
 ///
 /// Entries live in a ring of `maximumDepth` × chunks (a layer touches each chunk at most once), the
 /// layers in a ring of `maximumDepth`: both allocated in `prepare`, nothing on the audio thread.
@@ -33,6 +38,11 @@ struct LoopHistory {
     var redoCount = 0
     /// The running (or last) overdub's id, compared with `LoopTrack.touchedBy`.
     var layer: UInt32 = 0
+    /// Per chunk: nothing names its tape copy any more (`LoopTrack.reclaim` brings the current
+    /// layer back there); `reclaimable` counts them.
+    var tapeFree: UnsafeMutablePointer<Bool>
+    var tapeChunks = 1
+    var reclaimable = 0
 
     init() {
         entryChunk = .allocate(capacity: 1)
@@ -43,6 +53,8 @@ struct LoopHistory {
         layerEntries.initialize(repeating: 0, count: Self.maximumDepth)
         layerComplete = .allocate(capacity: Self.maximumDepth)
         layerComplete.initialize(repeating: true, count: Self.maximumDepth)
+        tapeFree = .allocate(capacity: 1)
+        tapeFree.initialize(to: false)
     }
 
     mutating func prepare(chunks: Int) {
@@ -53,17 +65,26 @@ struct LoopHistory {
         entryChunk.initialize(repeating: 0, count: entryCapacity)
         entrySlot = .allocate(capacity: entryCapacity)
         entrySlot.initialize(repeating: -1, count: entryCapacity)
+        tapeFree.deallocate()
+        tapeChunks = max(1, chunks)
+        tapeFree = .allocate(capacity: tapeChunks)
+        tapeFree.initialize(repeating: false, count: tapeChunks)
+        reclaimable = 0
     }
 
     func free() {
         entryChunk.deallocate(); entrySlot.deallocate()
         layerStart.deallocate(); layerEntries.deallocate(); layerComplete.deallocate()
+        tapeFree.deallocate()
     }
 
+    /// Empty; the tape is the track's own again (the chunk map is reset with it).
     mutating func clear() {
         bottom = 0
         undoCount = 0
         redoCount = 0
+        if reclaimable > 0 { tapeFree.update(repeating: false, count: tapeChunks) }
+        reclaimable = 0
     }
 
     @inline(__always)
@@ -74,12 +95,19 @@ struct LoopHistory {
     var canUndo: Bool { undoCount > 0 && layerComplete[ring(undoCount - 1)] }
     var canRedo: Bool { redoCount > 0 }
 
-    /// Gives back the chunks layers `k ..< k + count` (ring offsets) name in their entries.
-    func giveEntries(of k: Int, into pool: UnsafeMutablePointer<LoopPool>) {
+    /// Gives back the chunks layer `k` (a ring offset) names in its entries; where an entry
+    /// named the tape, that chunk of the tape is free.
+    mutating func giveEntries(of k: Int, into pool: UnsafeMutablePointer<LoopPool>) {
         let l = ring(k)
         for e in 0..<layerEntries[l] {
-            let s = entrySlot[entry(layerStart[l] + e)]
-            if s >= 0 { pool.pointee.give(s) }
+            let i = entry(layerStart[l] + e)
+            let s = entrySlot[i]
+            if s >= 0 {
+                pool.pointee.give(s)
+            } else {
+                let c = Int(entryChunk[i])
+                if !tapeFree[c] { tapeFree[c] = true; reclaimable += 1 }
+            }
         }
     }
 
@@ -160,6 +188,37 @@ extension LoopTrack {
         }
         history.note(chunk: c, slot: slot[c])
         slot[c] = p
+    }
+
+    /// Where nothing names the tape's copy of a chunk any more, copies the chunk's current layer
+    /// back onto the tape and gives its pool chunk back: up to `budget` chunks, returning how many
+    /// moved. The samples stay the same, so playback and undo cannot tell. Not while a crossfade
+    /// runs (it reads chunks by where they lived). Audio thread, at a block's start.
+    mutating func reclaim(_ budget: Int, _ pool: UnsafeMutablePointer<LoopPool>) -> Int {
+        guard history.reclaimable > 0, budget > 0, !isBusy else { return 0 }
+        var moved = 0, looked = 0
+        var c = reclaimCursor
+        while moved < budget, history.reclaimable > 0, looked < history.tapeChunks {
+            if history.tapeFree[c] {
+                history.tapeFree[c] = false
+                history.reclaimable -= 1
+                let p = slot[c]
+                if p >= 0 {
+                    let count = max(0, min(LoopPool.chunkSize, length - (c << LoopPool.chunkShift)))
+                    for side in 0..<(stereo ? 2 : 1) {
+                        data(slot: -1, chunk: c, side, pool).update(from: data(slot: p, chunk: c, side, pool), count: count)
+                    }
+                    slot[c] = -1
+                    pool.pointee.give(p)
+                    moved += 1
+                }
+            }
+            c += 1
+            if c == history.tapeChunks { c = 0 }
+            looked += 1
+        }
+        reclaimCursor = c
+        return moved
     }
 
     /// Takes the last overdub back (ending a running one), crossfading to the layer beneath.

@@ -32,6 +32,8 @@ struct LoopTrack {
     var fadeStamp: UnsafeMutablePointer<UInt32>
     var stamp: UInt32 = 0
     var history = LoopHistory()
+    /// Where `reclaim` looks next.
+    var reclaimCursor = 0
 
     var state = LooperState.stopped
     /// Two sides recorded (on a stereo board with `looper.stereo` on), else one.

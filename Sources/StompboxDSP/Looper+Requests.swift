@@ -196,20 +196,35 @@ extension Looper {
         tracks[t].state == .overdubbing || tracks[t].dubGain > 0 || tracks[t].dubTarget > 0 ? 1 : 0
     }
 
-    /// Keeps room in the undo pool for a whole-pass overdub of the longest loop, by dropping the
-    /// oldest undo steps of the track that has the most.
+    /// Keeps room in the undo pool for a whole-pass overdub of the longest loop. First the tracks'
+    /// current layers go back onto their tapes where undo no longer needs the tape's copy
+    /// (`reclaimPerBlock` chunks a block, more while the pool is nearly dry); those still to go
+    /// count as room. Then, while that is short, the oldest undo steps of the track that has the
+    /// most are dropped.
     private func keepPoolRoom() {
+        var budget = Looper.reclaimPerBlock
+        for t in 0..<LooperControl.trackCount { budget -= tracks[t].reclaim(budget, pool) }
+        // An overdub takes at most two chunks a block per track: never start one short of that.
+        let floor = 2 * LooperControl.trackCount
+        var t = 0
+        while pool.pointee.available < floor, t < LooperControl.trackCount {
+            if tracks[t].reclaim(floor - pool.pointee.available, pool) == 0 { t += 1 }
+        }
+        var pending = 0
+        for t in 0..<LooperControl.trackCount { pending += tracks[t].history.reclaimable }
         var longest = 0
         for t in 0..<LooperControl.trackCount where tracks[t].hasLoop { longest = max(longest, tracks[t].length) }
         let wanted = (longest + LoopPool.chunkSize - 1) >> LoopPool.chunkShift
-        while pool.pointee.available < wanted {
+        while pool.pointee.available + pending < wanted {
             var most = -1, steps = 0
             for t in 0..<LooperControl.trackCount where tracks[t].history.undoCount - runningLayers(t) > steps {
                 most = t
                 steps = tracks[t].history.undoCount - runningLayers(t)
             }
             guard most >= 0 else { return }
+            let before = tracks[most].history.reclaimable
             _ = tracks[most].history.dropOldest(keeping: runningLayers(most), into: pool)
+            pending += tracks[most].history.reclaimable - before
         }
     }
 

@@ -25,14 +25,16 @@ import Synchronization
 ///
 /// Memory budget: each track's tape is two sides of `maximumLength` frames (at least 120 s), so
 /// 8 tracks reserve 8 × 120 s × 2 × 4 bytes = 368 MB at 48 kHz. Undo keeps overdubs as layer
-/// differences in a pool of `undoPoolSeconds` (960 s) of stereo chunks shared by all tracks:
-/// another 368 MB at 48 kHz, the undo budget. Each track keeps up to 16 undo steps
-/// (`LoopHistory.maximumDepth`, as `looper.undo_steps` asks) while the pool holds them: 16
-/// whole-pass overdubs on each of the 8 tracks fit for loops up to about 7 s, on one track for
-/// loops up to a minute (a step costs only the chunks its overdub touched). The pool always
-/// keeps room for one whole pass of the longest loop: an overdub that finds it short drops its
-/// own track's oldest steps, and at each block start the Looper drops the oldest steps of the
-/// track that has the most. Everything is reserved in `prepare` and resident only as far as it
+/// differences in a pool of `undoPoolSeconds` (1,440 s) of stereo chunks shared by all tracks:
+/// 552 MB at 48 kHz, the undo budget. Each track keeps up to 16 undo steps
+/// (`LoopHistory.maximumDepth`, as `looper.undo_steps` asks) while the pool holds them: a step
+/// costs only the chunks its overdub touched, so 16 overdubs of 10 s fit on each of 8 full
+/// tracks, and 16 whole-pass overdubs on each of 8 loops up to 11 s or on one loop up to 80 s.
+/// The pool holds only what undo can reach: once a chunk's oldest reachable layer is gone, its
+/// current layer goes back onto the tape (`LoopTrack.reclaim`). It always keeps room for one
+/// whole pass of the longest loop: an overdub that finds it short drops its own track's oldest
+/// steps, and at each block start the Looper drops the oldest steps of the track that has the
+/// most. Everything is reserved in `prepare` and resident only as far as it
 /// is used (`LooperTapes`), so an unused track or an unused undo step costs no memory.
 ///
 /// Requests: at the start of each block the audio thread handles the requests it has not seen:
@@ -50,21 +52,27 @@ public final class Looper: AudioEffect {
     let parameters: ParameterStore
     let control: LooperControl
 
-    /// Each track's tape holds at least this many seconds at any sample rate.
+    /// Each track's tape holds at least this many seconds at any sample rate (an eighth of it
+    /// where the system refuses to reserve that much).
     public static let minimumCapacity = 120.0
-    /// The undo pool holds this many seconds of stereo layers, shared by all tracks: as much
-    /// as all the tracks' tapes (8 × 120 s).
-    public static let undoPoolSeconds = 960.0
+    /// The undo pool holds this many seconds of stereo layers, shared by all tracks: 16 steps
+    /// of 10 s on each of 8 tracks, and a pass of the longest loop kept free.
+    public static let undoPoolSeconds = 1440.0
     /// Seam crossfade, overdub punch ramps, undo crossfade and the fade-out on hold.
     public static let seamTime = 0.005
     /// A first pass shorter than this is discarded.
     public static let shortestLoop = 0.05
     /// A tap this late after a cycle boundary counts as on it.
     public static let lateTolerance = 0.08
+    /// Chunks a block may copy back from the undo pool onto the tapes (`keepPoolRoom`): 8 chunks
+    /// of 4,096 frames is 256 KB of copying at most, tens of microseconds.
+    static let reclaimPerBlock = 8
     /// Seconds of a track's tape kept resident ahead of its recording position.
     static let residentAhead = 10.0
     /// The undo pool this Looper reserves at its next `prepare` (tests make it small to fill it).
     var poolSeconds = Looper.undoPoolSeconds
+    /// The most `prepare` may reserve (tests play a system that refuses more).
+    var reservableBytes = Int.max
 
     /// Longest loop in samples (0 before `prepare`).
     public private(set) var maximumLength = 0
@@ -167,33 +175,44 @@ public final class Looper: AudioEffect {
         recentEnd = 0
 
         let count = LooperControl.trackCount
-        let wanted = Int((Looper.minimumCapacity * sampleRate).rounded(.up))
-        let chunks = (wanted + LoopPool.chunkSize - 1) >> LoopPool.chunkShift
-        let capacity = chunks << LoopPool.chunkShift
-        maximumLength = wanted
-        let poolChunks = Int((poolSeconds * sampleRate).rounded(.up) + Double(LoopPool.chunkSize - 1)) >> LoopPool.chunkShift
-        let poolFrames = poolChunks << LoopPool.chunkShift
-        releaseTapes()
-        let capacities = [Int](repeating: capacity, count: 2 * count) + [poolFrames, poolFrames]
         let ahead = Int(Looper.residentAhead * sampleRate)
         let selected = selectedTrack
-        var initial = [Int](repeating: 0, count: capacities.count)
-        initial[2 * selected] = ahead
-        let bases: [UnsafeMutablePointer<Float>]
-        if let reserved = LooperTapes(capacities: capacities, initialDemand: initial) {
-            tapes = reserved
-            demand = reserved.demand
-            bases = reserved.regions.map(\.base)
-            reserved.start()
-        } else {
-            // Writing every page now keeps page faults (the kernel's first-touch zero fill) off
-            // the audio thread while recording and overdubbing.
-            let memory = UnsafeMutablePointer<Float>.allocate(capacity: capacities.reduce(0, +))
-            memory.initialize(repeating: 0, count: capacities.reduce(0, +))
+        releaseTapes()
+        // Where the system refuses to reserve the whole (a strict overcommit policy, a limit on
+        // address space), shorter tapes and a smaller pool are asked for, down to an eighth: a
+        // shorter longest loop rather than no Looper or a crash.
+        var scale = 1
+        var wanted = 0, capacity = 0, poolChunks = 0
+        var capacities: [Int] = []
+        var bases: [UnsafeMutablePointer<Float>] = []
+        while true {
+            wanted = Int((Looper.minimumCapacity * sampleRate / Double(scale)).rounded(.up))
+            capacity = ((wanted + LoopPool.chunkSize - 1) >> LoopPool.chunkShift) << LoopPool.chunkShift
+            poolChunks = Int((poolSeconds / Double(scale) * sampleRate).rounded(.up) + Double(LoopPool.chunkSize - 1)) >> LoopPool.chunkShift
+            let poolFrames = poolChunks << LoopPool.chunkShift
+            capacities = [Int](repeating: capacity, count: 2 * count) + [poolFrames, poolFrames]
+            var initial = [Int](repeating: 0, count: capacities.count)
+            initial[2 * selected] = ahead
+            let bytes = capacities.reduce(0, +) * MemoryLayout<Float>.size
+            if bytes <= reservableBytes, let reserved = LooperTapes(capacities: capacities, initialDemand: initial) {
+                tapes = reserved
+                demand = reserved.demand
+                bases = reserved.regions.map(\.base)
+                reserved.start()
+                break
+            }
+            if scale < 8 { scale *= 2; continue }
+            // Not even that reserved: ordinary memory, every page written now so the kernel's
+            // first-touch zero fill stays off the audio thread.
+            let total = capacities.reduce(0, +)
+            let memory = UnsafeMutablePointer<Float>.allocate(capacity: total)
+            memory.initialize(repeating: 0, count: total)
             fallback = memory
             var offset = 0
             bases = capacities.map { size in defer { offset += size }; return memory + offset }
+            break
         }
+        maximumLength = wanted
         for t in 0..<count {
             tracks[t].prepare(left: bases[2 * t], right: bases[2 * t + 1], capacity: capacity, maximumLength: wanted)
         }

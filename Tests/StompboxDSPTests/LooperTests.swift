@@ -345,6 +345,28 @@ func firstDifference(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>, tolerance: 
         #expect(firstDifference(out[fade...], zip(passage, passage).map { $0 + $1 }[fade...], tolerance: 1e-6) == nil)
     }
 
+    /// A system that will not reserve the whole (strict overcommit, a limit on address space):
+    /// the tapes are shorter and the Looper still loops, sample-exact.
+    @Test func aRefusedReservationGivesShorterTapesNotACrash() {
+        let controls = EngineControls()
+        let looper = Looper(parameters: controls.parameters, control: controls.looper)
+        looper.reservableBytes = 250 << 20
+        looper.prepare(sampleRate: 48_000, maximumBlockSize: 256)
+        #expect(looper.maximumLength == 48_000 * 30, "a quarter of the two minutes fits 250 MB")
+        looper.reservableBytes = 0
+        looper.prepare(sampleRate: 48_000, maximumBlockSize: 256)
+        #expect(looper.maximumLength == 48_000 * 15)
+        let passage = Signal.noise(length: 20_000, amplitude: 0.3, seed: 5)
+        var block = passage
+        controls.looper.send(.tap)
+        block.withUnsafeMutableBufferPointer { looper.process($0) }
+        controls.looper.send(.tap)
+        var out = Signal.silence(20_000)
+        out.withUnsafeMutableBufferPointer { looper.process($0) }
+        let fade = Int(Looper.seamTime * 48_000)
+        #expect(Array(out[fade..<20_000]) == Array(passage[fade..<20_000]))
+    }
+
     @Test func resetKeepsTheRecording() {
         let passage = Signal.noise(length: Self.length, amplitude: 0.4, seed: 81)
         let (rig, _) = Self.recorded(passage)

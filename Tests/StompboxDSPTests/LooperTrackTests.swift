@@ -243,6 +243,39 @@ final class TrackRig {
         #expect(rig.looper.trackAudio(0) == layers[10 - kept], "the older steps are gone")
     }
 
+    /// Overdubs that go round a long loop many times: once their steps are dropped, the loop's
+    /// current layer goes back onto its tape, so the pool holds only what undo can reach and the
+    /// track keeps all 16 steps. (The pool holds a pass of the loop kept free plus 16 of these
+    /// overdubs and a little; were the current layer left in the pool, 9 steps would fit.)
+    @Test func overdubsRoundALongLoopKeepSixteenStepsInASmallPool() throws {
+        let chunk = LoopPool.chunkSize, l = 48 * chunk, dub = 4 * chunk
+        let poolChunks = 48 + 16 * 5 + 4
+        let rig = TrackRig(poolSeconds: Double(poolChunks * chunk) / 48_000)
+        rig.parameters.set(.looperUndoSteps, 15)
+        _ = rig.recordFirst(l)
+        rig.silence(l - 1)
+        var layers = [try #require(rig.looper.trackAudio(0))]
+        for k in 0..<40 {
+            rig.run(Signal.noise(length: dub - 1_000, amplitude: 0.05, seed: UInt64(300 + k)), nil,
+                    [(0, .send(.tap)), (dub - 1_001, .send(.tap))])
+            rig.silence(1_000)
+            layers.append(try #require(rig.looper.trackAudio(0)))
+        }
+        rig.silence(4 * rig.block)
+        #expect(rig.control.track(0).undoSteps == 16)
+        let inPool = rig.looper.pool.pointee.chunks - rig.looper.pool.pointee.available
+        #expect(inPool <= 16 * 5, "\(inPool) pool chunks in use for 16 steps of at most 5 chunks")
+        for k in stride(from: 39, through: 24, by: -1) {
+            rig.silence(1_000, [(0, .send(.undo))])
+            #expect(rig.looper.trackAudio(0) == layers[k], "after undo back to layer \(k)")
+        }
+        #expect(!rig.control.canUndo)
+        for k in 25...40 {
+            rig.silence(1_000, [(0, .send(.redo))])
+            #expect(rig.looper.trackAudio(0) == layers[k], "after redo to layer \(k)")
+        }
+    }
+
     @Test func aNewOverdubAfterUndoDropsTheRedoSteps() {
         let rig = TrackRig()
         rig.parameters.set(.looperUndoSteps, 15)
