@@ -315,6 +315,40 @@ public enum AudioFile {
         try AudioFileReader(path: path).readAll()
     }
 
+    /// Copies `frames` frames of the file at `source`, from frame `skipping`, into a new file at
+    /// `destination` (`format`, `samples`), a block at a time, so a file of hours never sits in
+    /// memory. Where the source ends early, the rest is silence: the result is always `frames`
+    /// long.
+    public static func transcode(_ source: String, skipping: Int, frames: Int, to destination: String,
+                                 format: AudioFileFormat, samples: AudioSampleFormat) throws(AudioFileError) {
+        let reader = try AudioFileReader(path: source)
+        let writer = try AudioFileWriter(path: destination, format: format, sampleRate: reader.sampleRate,
+                                         channels: reader.channels, samples: samples)
+        let block = 65_536, channels = reader.channels
+        var scratch = [Float](repeating: 0, count: block * channels)
+        try scratch.withUnsafeMutableBufferPointer { (p) throws(AudioFileError) in
+            let base = p.baseAddress!
+            var skip = skipping
+            while skip > 0 {
+                let n = try reader.read(into: base, frames: min(block, skip))
+                if n == 0 { break }
+                skip -= n
+            }
+            var left = frames
+            while left > 0 {
+                let want = min(block, left)
+                var got = skip > 0 ? 0 : try reader.read(into: base, frames: want)
+                if got < want {
+                    (base + got * channels).update(repeating: 0, count: (want - got) * channels)
+                    got = want
+                }
+                try writer.write(base, frames: got)
+                left -= got
+            }
+        }
+        try writer.close()
+    }
+
     /// Writes `buffer` atomically in the format of `path`'s extension (24-bit PCM).
     public static func write(_ buffer: AudioBuffer, to path: String) throws(AudioFileError) {
         try write(buffer, to: path, samples: .pcm24)

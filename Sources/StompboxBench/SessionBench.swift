@@ -1,11 +1,13 @@
 import Foundation
+import Synchronization
 import StompboxAudio
 import StompboxDSP
 import StompboxSession
 import StompboxTestSupport
 
 /// Sessions: what recording costs the audio thread and the writer, what eight full loop tracks
-/// with their undo steps hold in memory, and how long a 10-minute session takes to open and save.
+/// with their undo steps hold in memory, how long a 10-minute session takes to open and save, and
+/// what packing a long take into its session costs in time and memory.
 enum SessionBench {
     static let rate = 48_000
 
@@ -15,6 +17,7 @@ enum SessionBench {
             try recording()
             looperMemory()
             try tenMinutes()
+            try packLongTake()
         } catch {
             print("  session bench failed: \(error)")
         }
@@ -161,5 +164,62 @@ enum SessionBench {
         let resave = try clock.measure { try opened!.save(to: folder.file("again.stompsession")) }
         let s = { (d: Duration) in format(Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18, 2) + " s" }
         print("  10-minute session (DI + wet + 2 loops, \(format(Double(bytes) / 1_048_576, 0)) MB of FLAC): encode \(s(encode)), save \(s(save)), open \(s(open)), save again \(s(resave))")
+    }
+
+    /// Heap and other private memory the process holds now (RssAnon): a file mapped from disk
+    /// is not counted, so this is what a long take costs when it is packed.
+    static func anonymousBytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") }) else { return 0 }
+        return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+    }
+
+    /// A 30-minute take (DI and wet as the Recorder leaves them: float WAV) packed into a new
+    /// session as FLAC: the time, and the most private memory the process held meanwhile above
+    /// what it held before (sampled every 5 ms), against the take's size as floats.
+    static func packLongTake() throws {
+        let folder = TemporaryFolder("stompbox-bench-pack")
+        let path = folder.file("long.stompsession")
+        let recording = SessionRecording.folder(for: path)
+        try FileManager.default.createDirectory(atPath: recording, withIntermediateDirectories: true)
+        let frames = 1_800 * rate, block = 48_000
+        let riff = Signal.guitarRiff(seconds: 4, sampleRate: Double(rate))
+        let di = try AudioFileWriter(path: recording + "/" + RecordingFolder.di, format: .wav, sampleRate: rate, channels: 1, samples: .float32, large: true)
+        let wet = try AudioFileWriter(path: recording + "/" + RecordingFolder.wet, format: .wav, sampleRate: rate, channels: 2, samples: .float32, large: true)
+        var d = [Float](repeating: 0, count: block), w = [Float](repeating: 0, count: 2 * block)
+        for b in 0..<(frames / block) {
+            for j in 0..<block {
+                let x = riff[(b * block + j) % riff.count] * 0.5
+                d[j] = x; w[2 * j] = x * 0.9; w[2 * j + 1] = x * -0.8
+            }
+            try di.write(d, frames: block)
+            try wet.write(w, frames: block)
+        }
+        try di.close()
+        try wet.close()
+        let manifest = #"{"format":"stompbox-recording","sample_rate":48000,"author":"bench","complete":true}"#
+        try Data(manifest.utf8).write(to: URL(fileURLWithPath: recording + "/" + RecordingFolder.manifest))
+        let before = anonymousBytes()
+        let peak = Atomic<Int>(before)
+        let done = Atomic<Bool>(false)
+        let sampler = Thread {
+            while !done.load(ordering: .relaxed) {
+                let now = anonymousBytes()
+                if now > peak.load(ordering: .relaxed) { peak.store(now, ordering: .relaxed) }
+                usleep(5_000)
+            }
+        }
+        sampler.start()
+        let clock = ContinuousClock()
+        let took = try clock.measure {
+            try SessionRecording.pack(into: path, tempoBPM: 120, board: nil)
+        }
+        done.store(true, ordering: .relaxed)
+        usleep(20_000)
+        let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        let mb = { (b: Int) in format(Double(b) / 1_048_576, 0) + " MB" }
+        let seconds = Double(took.components.seconds) + Double(took.components.attoseconds) * 1e-18
+        print("  packing a 30-minute take (DI + wet, \(mb(frames * 12)) of float WAV) into a session: \(format(seconds, 1)) s, "
+              + "\(mb(bytes)) of FLAC; private memory at most +\(mb(max(0, peak.load(ordering: .relaxed) - before))) while packing")
     }
 }

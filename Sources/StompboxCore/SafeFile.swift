@@ -78,6 +78,32 @@ public enum SafeFile {
         syncDirectory(dir)
     }
 
+    /// Where a file too large to hold in memory is written before `commit` puts it in place of
+    /// `target` (beside it, so the rename stays on one file system); nothing is there yet.
+    public static func temporary(for target: URL) -> URL {
+        let tmp = temporaryURL(for: target.resolvingSymlinksInPath())
+        unlink(tmp.path)
+        return tmp
+    }
+
+    /// Puts the finished file at `temporary` (from `temporary(for:)`) in place of `target`
+    /// atomically, as `write` does: synced first, renamed over it, the folder synced. On failure
+    /// the temporary file is removed and `target` is as it was.
+    public static func commit(_ temporary: URL, to target: URL) throws(FileError) {
+        let url = target.resolvingSymlinksInPath()
+        var ok = false
+        defer { if !ok { unlink(temporary.path) } }
+        let fd = open(temporary.path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { throw FileError(action: "write", path: temporary.path, errno: errno) }
+        let synced = fsync(fd) == 0
+        let e = errno
+        close(fd)
+        if !synced { throw FileError(action: "write", path: temporary.path, errno: e) }
+        if rename(temporary.path, url.path) != 0 { throw FileError(action: "replace", path: url.path, errno: errno) }
+        ok = true
+        syncDirectory(url.deletingLastPathComponent())
+    }
+
     /// Writes a new file, refusing when one exists already (for exported presets and keys).
     public static func create(_ data: Data, at url: URL, mode: mode_t = 0o644) throws(FileError) {
         let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)

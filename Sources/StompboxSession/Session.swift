@@ -86,7 +86,7 @@ public final class Session {
         }
     }
 
-    /// Writes the session to `path` (by default where it came from): the whole archive goes to
+    /// Writes the session to `path` (by default where it came from): the archive is written to
     /// a temporary file beside it, which is synced and renamed over it, so a failed save leaves
     /// the file as it was. The folder must exist.
     public func save(to target: String? = nil) throws(SessionError) {
@@ -101,9 +101,14 @@ public final class Session {
         if FileManager.default.fileExists(atPath: destination, isDirectory: &isFolder), isFolder.boolValue {
             throw fail(.unwritable("it is a folder"))
         }
-        let bytes: Data
-        do { bytes = try SessionArchive.archive(manifest: manifest.json.serialized(), files: files) } catch { throw fail(error) }
-        do { try SafeFile.write(bytes, to: url) } catch { throw fail(.unwritable(error.detail)) }
+        let temporary = SafeFile.temporary(for: url)
+        do {
+            try SessionArchive.write(manifest: manifest.json.serialized(), files: files, to: temporary)
+        } catch {
+            unlink(temporary.path)
+            throw fail(error)
+        }
+        do { try SafeFile.commit(temporary, to: url) } catch { throw fail(.unwritable(error.detail)) }
         path = destination
     }
 
@@ -114,28 +119,63 @@ public final class Session {
     public func addTrack(_ audio: AudioBuffer, kind: SessionTrack.Kind, author: String, start: Int = 0,
                          gainDB: Double = 0, pan: Double = 0, mute: Bool = false, board: JSONValue? = nil,
                          actions: [String] = [], format: SessionAudioFormat = .flac) throws(SessionError) -> SessionTrack {
+        try check(channels: audio.channels, author: author, start: start, gainDB: gainDB, pan: pan)
+        let audio = audio.sampleRate == manifest.sampleRate ? audio : audio.resampled(to: manifest.sampleRate)
+        let id = nextID(kind)
+        let file = "audio/\(id).\(format.fileExtension)"
+        try check(frames: audio.frames, start: start)
+        let bytes: Data
+        do { bytes = try AudioData.encode(audio, format: format.fileFormat, samples: format.samples, name: file) } catch {
+            throw SessionError(path: path, .audio(error))
+        }
+        return insert(id: id, file: file, bytes: bytes, kind: kind, author: author, start: start, frames: audio.frames,
+                      channels: audio.channels, gainDB: gainDB, pan: pan, mute: mute, board: board, actions: actions)
+    }
+
+    /// Adds the audio file at `encodedFile` (in `format`, at the session's rate, `frames` frames
+    /// of `channels` channels, as written by `SessionRecording`) as a new track, without decoding
+    /// it: its bytes are mapped from disk, not read into memory, so a take of hours costs no more
+    /// memory than one of minutes. The file must stay where it is until the session is saved.
+    @discardableResult
+    public func addTrack(encodedFile: String, format: SessionAudioFormat, channels: Int, frames: Int,
+                         kind: SessionTrack.Kind, author: String, start: Int = 0, gainDB: Double = 0, pan: Double = 0,
+                         mute: Bool = false, board: JSONValue? = nil) throws(SessionError) -> SessionTrack {
+        try check(channels: channels, author: author, start: start, gainDB: gainDB, pan: pan)
+        try check(frames: frames, start: start)
+        let bytes: Data
+        do { bytes = try Data(contentsOf: URL(fileURLWithPath: encodedFile), options: .alwaysMapped) } catch {
+            throw SessionError(path: path, .audio(.ioFailed(path: encodedFile, reason: "it cannot be read (\(error.localizedDescription))")))
+        }
+        let id = nextID(kind)
+        return insert(id: id, file: "audio/\(id).\(format.fileExtension)", bytes: bytes, kind: kind, author: author,
+                      start: start, frames: frames, channels: channels, gainDB: gainDB, pan: pan, mute: mute,
+                      board: board, actions: [])
+    }
+
+    private func check(channels: Int, author: String, start: Int, gainDB: Double, pan: Double) throws(SessionError) {
         func fail(_ problem: SessionError.Problem) -> SessionError { SessionError(path: path, problem) }
         guard start >= 0 else { throw fail(.invalid("a track cannot start before frame 0 (got \(start))")) }
         guard SessionTrack.gains.contains(gainDB), gainDB.isFinite else {
             throw fail(.invalid("the gain must be \(Int(SessionTrack.gains.lowerBound))…\(Int(SessionTrack.gains.upperBound)) dB (got \(gainDB))"))
         }
         guard SessionTrack.pans.contains(pan) else { throw fail(.invalid("the pan must be -1…1 (got \(pan))")) }
-        guard (1...SessionTrack.maximumChannels).contains(audio.channels) else {
-            throw fail(.invalid("a track has 1 to \(SessionTrack.maximumChannels) channels (got \(audio.channels))"))
+        guard (1...SessionTrack.maximumChannels).contains(channels) else {
+            throw fail(.invalid("a track has 1 to \(SessionTrack.maximumChannels) channels (got \(channels))"))
         }
         guard !author.trimmingCharacters(in: .whitespaces).isEmpty else { throw fail(.invalid("a track needs an author")) }
-        let audio = audio.sampleRate == manifest.sampleRate ? audio : audio.resampled(to: manifest.sampleRate)
-        guard start + audio.frames <= SessionTrack.maximumFrames else {
-            throw fail(.invalid("a track may end at frame \(SessionTrack.maximumFrames) at the latest"))
+    }
+
+    private func check(frames: Int, start: Int) throws(SessionError) {
+        guard start + frames <= SessionTrack.maximumFrames else {
+            throw SessionError(path: path, .invalid("a track may end at frame \(SessionTrack.maximumFrames) at the latest"))
         }
-        let id = nextID(kind)
-        let file = "audio/\(id).\(format.fileExtension)"
-        let bytes: Data
-        do { bytes = try AudioData.encode(audio, format: format.fileFormat, samples: format.samples, name: file) } catch {
-            throw fail(.audio(error))
-        }
-        let track = SessionTrack(id: id, author: author, kind: kind, file: file, start: start, frames: audio.frames,
-                                 channels: audio.channels, gainDB: gainDB, pan: pan, mute: mute,
+    }
+
+    private func insert(id: String, file: String, bytes: Data, kind: SessionTrack.Kind, author: String, start: Int,
+                        frames: Int, channels: Int, gainDB: Double, pan: Double, mute: Bool, board: JSONValue?,
+                        actions: [String]) -> SessionTrack {
+        let track = SessionTrack(id: id, author: author, kind: kind, file: file, start: start, frames: frames,
+                                 channels: channels, gainDB: gainDB, pan: pan, mute: mute,
                                  sha256: Self.sha256(bytes), board: board, actions: actions)
         files[file] = bytes
         manifest.tracks.append(track)

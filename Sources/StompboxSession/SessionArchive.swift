@@ -108,21 +108,22 @@ enum SessionArchive {
     /// Entries' dates are fixed, so the same session always gives the same bytes.
     private static let entryDate = Date(timeIntervalSince1970: 315_532_800)
 
-    /// The archive's bytes: `session.json` first (compressed), then `files` in path order,
-    /// stored as they are (audio is compressed already, and a copied track keeps its bytes).
-    static func archive(manifest: Data, files: [String: Data]) throws(SessionError.Problem) -> Data {
+    /// Writes the archive to `url` (a new file): `session.json` first (compressed), then `files`
+    /// in path order, stored as they are (audio is compressed already, and a copied track keeps
+    /// its bytes). Each file is handed over a slice at a time, so a file mapped from disk is never
+    /// read into memory whole.
+    static func write(manifest: Data, files: [String: Data], to url: URL) throws(SessionError.Problem) {
         do {
-            let archive = try Archive(accessMode: .create)
+            let archive = try Archive(url: url, accessMode: .create)
             func add(_ path: String, _ bytes: Data, _ method: CompressionMethod) throws {
                 try archive.addEntry(with: path, type: .file, uncompressedSize: Int64(bytes.count),
-                                     modificationDate: entryDate, compressionMethod: method) { position, size in
+                                     modificationDate: entryDate, compressionMethod: method,
+                                     bufferSize: method == .none ? 1 << 20 : defaultWriteChunkSize) { position, size in
                     bytes.subdata(in: Int(position)..<Int(position) + size)
                 }
             }
             try add(manifestPath, manifest, .deflate)
             for path in files.keys.sorted() { try add(path, files[path]!, .none) }
-            guard let data = archive.data else { throw Overflow() }
-            return data
         } catch {
             throw .unwritable("the archive cannot be made (\(error))")
         }

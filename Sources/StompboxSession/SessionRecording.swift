@@ -91,42 +91,62 @@ public enum SessionRecording {
         if case .bool(let c)? = json["complete"] { complete = c }
         // What was played against a backing came this much late: the take starts this much in.
         if case .number(let n)? = json["latency_frames"], n.isFinite, n >= 0, n < 1e9 { late = Int(n) }
-        let dry: AudioBuffer, wet: AudioBuffer
+        // The takes are read a block at a time and encoded straight to files in the folder,
+        // which the session maps rather than reads: packing hours costs no more memory than minutes.
+        let dryFile = folder + "/" + RecordingFolder.di, wetFile = folder + "/" + RecordingFolder.wet
+        let rate: Int, frames: Int
         do {
-            dry = try AudioFile.read(folder + "/" + RecordingFolder.di)
-            wet = try AudioFile.read(folder + "/" + RecordingFolder.wet)
-        } catch {
+            let dry = try AudioFileReader(path: dryFile), wet = try AudioFileReader(path: wetFile)
+            guard dry.channels == 1, wet.channels == 2, dry.sampleRate == wet.sampleRate else {
+                throw fail(.invalid("the recording in '\(folder)' is not a mono DI and a stereo output at one rate"))
+            }
+            rate = dry.sampleRate
+            // A killed run's two headers were updated at slightly different moments: keep the
+            // part both hold, so DI and wet stay the same length.
+            frames = max(0, min(dry.frames, wet.frames) - late)
+        } catch let error as SessionError {
+            throw error
+        } catch let error as AudioFileError {
             throw fail(.audio(error))
+        } catch {
+            throw fail(.invalid("\(error)"))
         }
-        // A killed run's two headers were updated at slightly different moments: keep the part
-        // both hold, so DI and wet stay the same length.
-        let frames = max(0, min(dry.frames, wet.frames) - late)
         let session: Session
         if FileManager.default.fileExists(atPath: path) {
             session = try Session.open(path)
-            guard session.manifest.sampleRate == dry.sampleRate else {
-                throw fail(.invalid("it is at \(session.manifest.sampleRate) Hz and the recording at \(dry.sampleRate) Hz"))
+            guard session.manifest.sampleRate == rate else {
+                throw fail(.invalid("it is at \(session.manifest.sampleRate) Hz and the recording at \(rate) Hz"))
             }
         } else {
-            session = try Session(path: path, sampleRate: dry.sampleRate, tempoBPM: tempoBPM)
+            session = try Session(path: path, sampleRate: rate, tempoBPM: tempoBPM)
         }
         var added: [SessionTrack] = []
         if frames > 0 {
-            let di = AudioBuffer(samples: Array(dry.samples[late..<(late + frames)]), sampleRate: dry.sampleRate, channels: 1)
-            let out = AudioBuffer(samples: Array(wet.samples[(2 * late)..<(2 * (late + frames))]), sampleRate: wet.sampleRate, channels: 2)
-            added.append(try session.addTrack(di, kind: .di, author: author, mute: true, board: board, format: format))
-            added.append(try session.addTrack(out, kind: .wet, author: author, board: board, format: format))
+            let packedDry = folder + "/packed-di." + format.fileExtension
+            let packedWet = folder + "/packed-wet." + format.fileExtension
+            do {
+                try AudioFile.transcode(dryFile, skipping: late, frames: frames, to: packedDry,
+                                        format: format.fileFormat, samples: format.samples)
+                try AudioFile.transcode(wetFile, skipping: late, frames: frames, to: packedWet,
+                                        format: format.fileFormat, samples: format.samples)
+            } catch {
+                throw fail(.audio(error))
+            }
+            added.append(try session.addTrack(encodedFile: packedDry, format: format, channels: 1, frames: frames,
+                                              kind: .di, author: author, mute: true, board: board))
+            added.append(try session.addTrack(encodedFile: packedWet, format: format, channels: 2, frames: frames,
+                                              kind: .wet, author: author, board: board))
         }
         for (i, loop) in loops.enumerated() {
             let g = i < loopGains.count ? loopGains[i] : (gainDB: 0, pan: 0, mute: false)
-            added.append(try session.addTrack(AudioBuffer(loop: loop, sampleRate: dry.sampleRate),
+            added.append(try session.addTrack(AudioBuffer(loop: loop, sampleRate: rate),
                                               kind: .loop, author: author, start: max(0, loop.start - clockAtStart),
                                               gainDB: g.gainDB, pan: g.pan, mute: g.mute, board: board, format: format))
         }
         if cycleFrames > 0 && session.cycleFrames == 0 { session.cycleFrames = cycleFrames }
         try session.save()
         try? FileManager.default.removeItem(atPath: folder)
-        return Packed(tracks: added, seconds: Double(frames) / Double(dry.sampleRate), recovered: !complete)
+        return Packed(tracks: added, seconds: Double(frames) / Double(rate), recovered: !complete)
     }
 }
 
