@@ -220,6 +220,6 @@ enum SessionBench {
         let mb = { (b: Int) in format(Double(b) / 1_048_576, 0) + " MB" }
         let seconds = Double(took.components.seconds) + Double(took.components.attoseconds) * 1e-18
         print("  packing a 30-minute take (DI + wet, \(mb(frames * 12)) of float WAV) into a session: \(format(seconds, 1)) s, "
-              + "\(mb(bytes)) of FLAC; private memory at most +\(mb(max(0, peak.load(ordering: .relaxed) - before))) while packing")
+              + "\(mb(bytes)) of FLAC; private memory at most +\(mb(max(0, peak.load(ordering: .relaxed) - before))) while packing (\(mb(before)) before)")
     }
 }

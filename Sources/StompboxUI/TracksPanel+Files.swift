@@ -61,21 +61,29 @@ extension TracksPanel {
 
     func openSession() {
         guard let path = Dialogs.chooseFile(parent: window, title: "Open Session", save: false, filter: Self.sessionFilter, accept: "_Open") else { return }
-        do {
-            session = try Session.open(path)
-            sessionHasFile = true
-            unsaved = false
-            let loops = session?.manifest.tracks.filter { $0.kind == .loop }.count ?? 0
-            say(loops > 0 ? "\(loops) loop track\(loops == 1 ? "" : "s") shown as session tracks (the Looper cannot take them back in)." : nil)
-            showSession()
-        } catch {
-            // The session shown before stays as it was.
-            say(error.description, error: true)
+        runJob("Opening \(URL(fileURLWithPath: path).lastPathComponent)…", { try Session.open(path) }) { [unowned self] result in
+            switch result {
+            case .success(let opened):
+                session = opened
+                sessionHasFile = true
+                unsaved = false
+                let loops = opened.manifest.tracks.filter { $0.kind == .loop }.count
+                say(loops > 0 ? "\(loops) loop track\(loops == 1 ? "" : "s") shown as session tracks (the Looper cannot take them back in)." : nil)
+                showSession()
+            case .failure(let error):
+                // The session shown before stays as it was.
+                say(Self.describe(error), error: true)
+            }
         }
     }
 
-    /// Save (to the file the session came from; without one, as Save as…) or Save as….
-    func saveSession(asNew: Bool) {
+    static func describe(_ error: any Error) -> String {
+        (error as? PanelMessage)?.text ?? (error as? SessionError)?.description ?? (error as? AudioFileError)?.description ?? "\(error)"
+    }
+
+    /// Save (to the file the session came from; without one, as Save as…) or Save as…; `then`
+    /// runs once it is saved.
+    func saveSession(asNew: Bool, then: (() -> Void)? = nil) {
         var target = sessionHasFile && !asNew ? session?.path : nil
         if target == nil {
             let suggested = session.map { URL(fileURLWithPath: $0.path).lastPathComponent } ?? "Session.stompsession"
@@ -85,24 +93,30 @@ extension TracksPanel {
             target = path
         }
         guard let target else { return }
-        do {
-            let session = try self.session ?? newSession(at: target)
+        let opened = session
+        runJob("Saving \(URL(fileURLWithPath: target).lastPathComponent)…", { [unowned self] () throws -> (Session, Int) in
+            let session = try opened ?? newSession(at: target)
             let added = try addLoopTracks(to: session)
             // The Looper keeps its loops: they go into the file, not into the tracks shown below it.
             defer { for id in added { session.removeTrack(id) } }
             try session.save(to: target)
-            sessionHasFile = true
-            self.session = session
-            unsaved = false
-            let open = (0..<LooperControl.trackCount).filter { control.track($0).state == .recording }.map { "\($0 + 1)" }
-            say("Saved \(URL(fileURLWithPath: target).lastPathComponent): \(session.manifest.tracks.count) tracks, \(added.count) from the Looper."
-                + (open.isEmpty ? "" : " Loop track \(open.joined(separator: ", ")) was still recording its first pass and is not in it."))
-        } catch let error as SessionError {
-            say(error.description, error: true)
-        } catch {
-            say("\(error)", error: true)
+            return (session, added.count)
+        }) { [unowned self] result in
+            switch result {
+            case .success(let (saved, fromLooper)):
+                sessionHasFile = true
+                session = saved
+                unsaved = false
+                let open = (0..<LooperControl.trackCount).filter { control.track($0).state == .recording }.map { "\($0 + 1)" }
+                say("Saved \(URL(fileURLWithPath: target).lastPathComponent): \(saved.manifest.tracks.count) tracks, \(fromLooper) from the Looper."
+                    + (open.isEmpty ? "" : " Loop track \(open.joined(separator: ", ")) was still recording its first pass and is not in it."))
+                showSessionLabel()
+                then?()
+            case .failure(let error):
+                say(Self.describe(error), error: true)
+                showSessionLabel()
+            }
         }
-        showSessionLabel()
     }
 
     /// Each Looper track that holds a loop, as a `loop` track of `session` (its mix from the
@@ -155,22 +169,25 @@ extension TracksPanel {
 
     func addAudioFile() {
         guard let path = Dialogs.chooseFile(parent: window, title: "Add Audio File", save: false, filter: Self.audioFilter, accept: "_Add") else { return }
-        let audio: AudioBuffer
-        do throws(AudioFileError) { audio = try AudioFileReader(path: path).readAll() } catch {
-            return say("\(URL(fileURLWithPath: path).lastPathComponent) cannot be added: \(error.description)", error: true)
-        }
-        do throws(SessionError) {
-            let session: Session
-            if let opened = self.session { session = opened } else {
-                session = try newSession(at: FileManager.default.currentDirectoryPath + "/Session.stompsession")
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        let opened = session
+        runJob("Adding \(name)…", { [unowned self] () throws -> (Session, SessionTrack) in
+            let audio: AudioBuffer
+            do throws(AudioFileError) { audio = try AudioFileReader(path: path).readAll() } catch {
+                throw PanelMessage(text: "\(name) cannot be added: \(error.description)")
             }
-            let track = try session.addTrack(audio, kind: .import, author: Self.author)
-            self.session = session
-            unsaved = true
-            say("Added \(URL(fileURLWithPath: path).lastPathComponent) as \(track.id).")
-            showSession()
-        } catch {
-            say(error.description, error: true)
+            let session = try opened ?? newSession(at: FileManager.default.currentDirectoryPath + "/Session.stompsession")
+            return (session, try session.addTrack(audio, kind: .import, author: Self.author))
+        }) { [unowned self] result in
+            switch result {
+            case .success(let (added, track)):
+                session = added
+                unsaved = true
+                say("Added \(name) as \(track.id).")
+                showSession()
+            case .failure(let error):
+                say(Self.describe(error), error: true)
+            }
         }
     }
 

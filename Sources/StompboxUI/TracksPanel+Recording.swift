@@ -17,9 +17,17 @@ extension TracksPanel {
         }
         guard engine.recorder == nil else { return true }
         if !sessionHasFile || unsaved {
-            saveSession(asNew: !sessionHasFile)
-            guard sessionHasFile, !unsaved else { return false }
+            // Recording starts once the save is done (the button shows it then).
+            saveSession(asNew: !sessionHasFile) { [unowned self] in
+                if sessionHasFile, !unsaved, beginTake() { showRecording(true) }
+            }
+            return false
         }
+        return beginTake()
+    }
+
+    /// Starts the take into the saved session (packing one an earlier run left first).
+    private func beginTake() -> Bool {
         guard let path = session?.path else { return false }
         if SessionRecording.isPending(path) {
             do {
@@ -46,24 +54,35 @@ extension TracksPanel {
         guard let recorder = engine.recorder else { return }
         let status = recorder.status
         if !status.isRecording, let problem = status.problem {
-            finishRecording()
-            say(problem, error: true)
+            finishRecording(problem: problem)
         }
     }
 
-    /// Stops the recorder and adds what it recorded to the file.
-    private func finishRecording() {
+    /// Stops the recorder and adds what it recorded to the file (on a worker thread: a long take
+    /// takes a while to encode), then shows the file again; `problem` is why it stopped by itself.
+    private func finishRecording(problem: String? = nil) {
         guard engine.recorder != nil, let path = session?.path else { return }
         let status = engine.stopRecording()
-        do {
-            let packed = try SessionRecording.pack(into: path, tempoBPM: Double(store.load(.tempo)), board: SessionRecording.board(of: engine.chain))
-            reopen(path)
-            say("Recorded \(String(format: "%.1f", packed.seconds)) s: \(packed.tracks.map(\.id).joined(separator: ", "))."
-                + ((status?.droppedFrames ?? 0) > 0 ? " \(status!.droppedFrames) frames were lost: the disk was too slow." : ""))
-        } catch {
-            say("\(error.description); the recording is kept in \(SessionRecording.folder(for: path)).", error: true)
-        }
+        let board = SessionRecording.board(of: engine.chain), tempo = Double(store.load(.tempo))
+        let lost = status?.droppedFrames ?? 0
+        let before = problem.map { $0 + " " } ?? ""
         showRecording(false)
+        runJob(before + "Saving the take into \(URL(fileURLWithPath: path).lastPathComponent)…", { () throws -> (SessionRecording.Packed, Session) in
+            let packed = try SessionRecording.pack(into: path, tempoBPM: tempo, board: board)
+            return (packed, try Session.open(path))
+        }) { [unowned self] result in
+            switch result {
+            case .success(let (packed, opened)):
+                session = opened
+                sessionHasFile = true
+                unsaved = false
+                showSession()
+                say(before + "Recorded \(String(format: "%.1f", packed.seconds)) s: \(packed.tracks.map(\.id).joined(separator: ", "))."
+                    + (lost > 0 ? " \(lost) frames were lost: the disk was too slow." : ""), error: problem != nil)
+            case .failure(let error):
+                say(before + Self.describe(error) + "; the recording is kept in \(SessionRecording.folder(for: path)).", error: true)
+            }
+        }
     }
 
     private func reopen(_ path: String) {

@@ -37,7 +37,7 @@ final class TracksPanel {
     var window: UnsafeMutablePointer<GtkWidget>?
     /// The live recorder, set by the app: `true` starts recording into the session, `false` stops;
     /// it returns whether a recording runs afterwards. While nil the Record button is insensitive.
-    var record: ((_ start: Bool) -> Bool)? { didSet { gtk_widget_set_sensitive(recordButton, record == nil ? 0 : 1) } }
+    var record: ((_ start: Bool) -> Bool)? { didSet { gtk_widget_set_sensitive(recordButton, record == nil || jobRunning ? 0 : 1) } }
     /// The store's lock on the Looper: a locked Looper's tracks are not tapped, `onLooperLocked` runs.
     var isLooperLocked: () -> Bool = { false }
     var onLooperLocked: (() -> Void)?
@@ -46,6 +46,10 @@ final class TracksPanel {
     let computedPeaks = PeakInbox()
     /// Whether `session` was read from or saved to its `path` (a new one has only a placeholder).
     var sessionHasFile = false
+    /// A file job runs (`TracksPanel+Jobs`): its outcome, set by its thread, and what to do with it.
+    var jobRunning = false
+    let jobOutcome = JobInbox()
+    var jobDone: ((Result<Any, any Error>) -> Void)?
 
     init(engine: LiveEngine) {
         self.engine = engine
@@ -146,6 +150,7 @@ final class TracksPanel {
 
     /// Called by the window's poll: the loop tracks' state and the waveforms computed meanwhile.
     func poll(tick: Int, parametersChanged: Bool) {
+        pollJob()
         pollRecording()
         guard gtk_widget_get_visible(widget) != 0 else { return }
         let selected = Int(store.load(.looperTrack).rounded())

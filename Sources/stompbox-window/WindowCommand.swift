@@ -66,6 +66,8 @@ struct WindowCommand: ParsableCommand {
         let app = PedalboardApp(engine: engine, stateFile: environment["STOMPBOX_STATE_FILE"].flatMap { $0.isEmpty ? nil : $0 })
         app.publicKeyFile = publicKeyFile
         let status = app.run()
+        // A save or a take being packed when the window closed is finished first.
+        PanelFileWork.wait()
         // A take still running when the window closed: its files are finished and kept, for
         // the next Record or `session recover` to save into the session.
         if let folder = engine.recorder?.folder, engine.stopRecording() != nil {
