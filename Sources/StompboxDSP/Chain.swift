@@ -176,6 +176,15 @@ public final class Chain {
         locked { instances.values.lazy.compactMap { ($0 as? Looper)?.trackAudio(track) }.first }
     }
 
+    /// Puts `loops` back onto the board's Looper (`Looper.load`); with `audioRunning` the audio
+    /// thread takes them in over its next blocks (the Looper must be on to run). Off the audio thread.
+    public func loadLoops(_ loops: [LoopToLoad], cycle: Int, audioRunning: Bool) -> LoopLoadOutcome {
+        guard let looper = locked({ instances.values.lazy.compactMap { $0 as? Looper }.first }) else {
+            return .invalid("the board has no Looper")
+        }
+        return looper.load(loops, cycle: cycle, audioRunning: audioRunning)
+    }
+
     /// Allocates every buffer. A control call, not while the audio thread runs; call before the
     /// first `process`. A board waiting for the audio thread is taken in at once. At a new
     /// sample rate a Looper's recording is converted by `keepingLoops` and kept (without it, a

@@ -94,6 +94,9 @@ public final class Looper: AudioEffect {
     var clock = 0
     /// How far the copy `LooperControl.copyTrack` asked for has come (`Looper+Share.swift`).
     var copyOffset = 0
+    /// How far a load (`Looper+Load.swift`) has come: the item, and the frame within it.
+    var loadIndex = 0
+    var loadOffset = 0
     /// Whether the block being processed is stereo.
     var blockIsStereo = false
     var level = SmoothedValue(Parameter.looperLevel.spec.defaultValue)
@@ -286,6 +289,7 @@ public final class Looper: AudioEffect {
     private func run(_ n: Int, _ io: TrackIO) {
         level.setTarget(parameters.load(.looperLevel))
         handleRequests()
+        serviceLoad()
         busLeft.baseAddress!.update(repeating: 0, count: n)
         busRight.baseAddress!.update(repeating: 0, count: n)
         cycle.clock = clock

@@ -93,6 +93,15 @@ public final class LooperControl: @unchecked Sendable {
     let heldTap = Mutex<TapBox?>(nil)
     /// Held while one `copyTrack` runs: one copy at a time.
     let copying = Mutex<Void>(())
+    /// Loops `Looper.load` hands to the audio thread: its state (`CopyState`), the address and
+    /// count of its `LoopLoadItem`s, and the cycle they keep. Held while one load runs.
+    let loadState = Atomic<Int>(0)
+    let loadItems = Atomic<Int>(0)
+    let loadCount = Atomic<Int>(0)
+    let loadCycle = Atomic<Int>(0)
+    let loading = Mutex<Void>(())
+    /// The Looper's clock when the last load started its loops.
+    let loadClockValue = Atomic<Int>(0)
 
     public init() {
         let requests = Self.trackCount * Request.count
@@ -167,6 +176,10 @@ public final class LooperControl: @unchecked Sendable {
     /// The Looper's clock (frames since it was prepared) as of its last block: a loop track's
     /// `start` is on it, so a recorder that notes it when it starts can place the loops.
     public var clock: Int { clockValue.load(ordering: .relaxed) }
+
+    /// The Looper's clock at the block where the last `Looper.load` started its loops: a loaded
+    /// loop at position P started its pass at this clock − P.
+    public var loadClock: Int { loadClockValue.load(ordering: .relaxed) }
 
     /// One track's status, as the audio thread last published it.
     public struct TrackStatus: Sendable, Equatable {

@@ -103,6 +103,14 @@ final class LooperTapes: @unchecked Sendable {
         for r in regions.indices { populate(r, upTo: demand[r].load(ordering: .relaxed)) }
     }
 
+    /// Makes region `r` resident up to `samples` now, whatever the audio thread asks for (a
+    /// load is about to write it). Never on the audio thread.
+    func makeResident(_ r: Int, upTo samples: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        populate(r, upTo: samples)
+    }
+
     /// How many samples of each region are resident (for tests and the benchmark).
     var resident: [Int] {
         lock.lock()

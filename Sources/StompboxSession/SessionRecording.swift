@@ -72,7 +72,8 @@ public enum SessionRecording {
     /// Adds the recording in `folder(for: path)` to the session at `path` (made at the
     /// recording's rate and `tempoBPM` if there is none) and removes the folder once the session
     /// is saved. `loops` are the Looper's tracks as it holds them at the end, `clockAtStart`
-    /// the Looper's clock when the recording began (their `start` is counted from there).
+    /// the Looper's clock when the recording began (their `start` is counted from there); they
+    /// are muted in the mix when the take's wet track holds what they played.
     /// An error leaves both the session and the folder as they were.
     @discardableResult
     public static func pack(into path: String, tempoBPM: Double, board: JSONValue?, loops: [LoopTrackAudio] = [],
@@ -141,7 +142,7 @@ public enum SessionRecording {
             let g = i < loopGains.count ? loopGains[i] : (gainDB: 0, pan: 0, mute: false)
             added.append(try session.addTrack(AudioBuffer(loop: loop, sampleRate: rate),
                                               kind: .loop, author: author, start: max(0, loop.start - clockAtStart),
-                                              gainDB: g.gainDB, pan: g.pan, mute: g.mute, board: board, format: format))
+                                              gainDB: g.gainDB, pan: g.pan, mute: frames > 0 || g.mute, board: board, format: format))
         }
         if cycleFrames > 0 && session.cycleFrames == 0 { session.cycleFrames = cycleFrames }
         try session.save()

@@ -61,19 +61,67 @@ extension TracksPanel {
 
     func openSession() {
         guard let path = Dialogs.chooseFile(parent: window, title: "Open Session", save: false, filter: Self.sessionFilter, accept: "_Open") else { return }
-        runJob("Opening \(URL(fileURLWithPath: path).lastPathComponent)…", { try Session.open(path) }) { [unowned self] result in
+        // The loops go back onto the Looper only when it holds none (a player's loops are never
+        // overwritten) and it may be used.
+        let empty = control.cycle == 0 && (0..<LooperControl.trackCount).allSatisfy { control.track($0).length == 0 && control.track($0).state == .stopped }
+        let why: String? = isLooperLocked() ? "the Looper is locked" : empty ? nil : "the Looper holds loops: clear it and open again to take them"
+        let rate = Int(engine.chain.sampleRate)
+        let running = engine.status().state == .running
+        runJob("Opening \(URL(fileURLWithPath: path).lastPathComponent)…", { [unowned self] () throws -> (Session, SessionLoops?, LoopLoadOutcome?) in
+            let opened = try Session.open(path)
+            guard why == nil, let loops = try opened.loopsForLooper(rate: rate, maximumLength: Int(Looper.minimumCapacity * Double(rate))) else {
+                return (opened, nil, nil)
+            }
+            // The Looper runs only while it is on.
+            store.set(.looperEnabled, 1)
+            let outcome = engine.chain.loadLoops(loops.loops, cycle: loops.cycle, audioRunning: running)
+            if outcome == .loaded {
+                for (i, track) in loops.tracks.enumerated() {
+                    store.set(.looperTrackGain(i), Float(track.gainDB))
+                    store.set(.looperTrackPan(i), Float(track.pan))
+                    store.set(.looperTrackMute(i), track.mute ? 1 : 0)
+                }
+            }
+            return (opened, loops, outcome)
+        }) { [unowned self] result in
             switch result {
-            case .success(let opened):
+            case .success(let (opened, loops, outcome)):
                 session = opened
                 sessionHasFile = true
                 unsaved = false
-                let loops = opened.manifest.tracks.filter { $0.kind == .loop }.count
-                say(loops > 0 ? "\(loops) loop track\(loops == 1 ? "" : "s") shown as session tracks (the Looper cannot take them back in)." : nil)
+                loopOrigin = nil
+                say(describeLoops(opened, loops, outcome, why: why))
                 showSession()
             case .failure(let error):
                 // The session shown before stays as it was.
                 say(Self.describe(error), error: true)
             }
+        }
+    }
+
+    /// What became of an opened session's loop tracks. Those the Looper took are muted in the
+    /// session's mix from now on, as the Looper plays them (a take's wet track will hold them).
+    private func describeLoops(_ opened: Session, _ loops: SessionLoops?, _ outcome: LoopLoadOutcome?, why: String?) -> String? {
+        let count = opened.manifest.tracks.filter { $0.kind == .loop }.count
+        guard count > 0 else { return nil }
+        let plural = { (n: Int) in "\(n) loop track\(n == 1 ? "" : "s")" }
+        guard let loops, let outcome else {
+            let reason = why ?? (opened.manifest.sampleRate != Int(engine.chain.sampleRate)
+                ? "the session is at \(opened.manifest.sampleRate) Hz and the audio at \(Int(engine.chain.sampleRate)) Hz"
+                : "none fits the Looper")
+            return "\(plural(count)) shown as session tracks (\(reason))."
+        }
+        switch outcome {
+        case .loaded:
+            for track in loops.tracks { try? opened.setMix(of: track.id, gainDB: track.gainDB, pan: track.pan, mute: true) }
+            unsaved = !loops.tracks.isEmpty
+            loopOrigin = (clock: control.loadClock, frame: loops.origin, cycle: loops.cycle)
+            var text = "\(plural(loops.tracks.count)) back in the Looper, in step (muted in the session's mix: the Looper plays them)."
+            if !loops.left.isEmpty { text += " Left as session tracks: " + loops.left.map { "\($0.id) (\($0.reason))" }.joined(separator: ", ") + "." }
+            return text
+        case .busy: return "\(plural(count)) shown as session tracks (the Looper started a loop meanwhile)."
+        case .invalid(let reason): return "\(plural(count)) shown as session tracks (\(reason))."
+        case .timedOut: return "\(plural(count)) shown as session tracks (the Looper did not take them: is the audio running?)."
         }
     }
 
@@ -125,9 +173,22 @@ extension TracksPanel {
         let rate = Int(engine.chain.sampleRate)
         var added: [String] = []
         let cycle = control.cycle
+        // Where the loops go in the session: loaded ones keep their place (and new ones are put
+        // in time with them); otherwise the earliest starts at frame 0.
+        let saving = (0..<LooperControl.trackCount).filter { control.track($0).length > 0 && control.track($0).state != .recording }
+        let copies = saving.map { loopAudio($0) }
+        let origin: (clock: Int, frame: Int)
+        if let loaded = loopOrigin, loaded.cycle == Int((Double(cycle) * Double(session.manifest.sampleRate) / Double(rate)).rounded()) {
+            origin = (loaded.clock, loaded.frame)
+        } else {
+            origin = (copies.compactMap { $0?.start }.min() ?? 0, 0)
+        }
+        // A wet track plays what the Looper played while it was recorded: its loops are muted in
+        // the mix, so they are not heard twice.
+        let heldByWet = session.manifest.tracks.contains { $0.kind == .wet }
         // A first pass still being recorded has no loop yet: it is left out (the message says so).
-        for track in 0..<LooperControl.trackCount where control.track(track).length > 0 && control.track(track).state != .recording {
-            guard let loop = loopAudio(track) else {
+        for (track, copy) in zip(saving, copies) {
+            guard let loop = copy else {
                 for id in added { session.removeTrack(id) }
                 throw SessionError(path: session.path, .invalid("loop track \(track + 1)'s audio could not be copied (is the audio running?)"))
             }
@@ -135,12 +196,21 @@ extension TracksPanel {
                 ? AudioBuffer(samples: zip(loop.left, loop.right).flatMap { [$0, $1] }, sampleRate: rate, channels: 2)
                 : AudioBuffer(samples: loop.left, sampleRate: rate, channels: 1)
             let scale = Double(session.manifest.sampleRate) / Double(rate)
+            var start = loop.start - origin.clock
+            // Begun before the loops it is in time with: its first whole pass after them.
+            if start < 0 { start = (start % loop.length + loop.length) % loop.length }
+            // A loop the file holds already (saved before, or taken back in from it) is not
+            // added again: the same samples, however they were encoded.
+            if session.manifest.sampleRate == rate, session.manifest.tracks.contains(where: { held in
+                held.kind == .loop && held.frames == audio.frames && held.channels == audio.channels
+                    && (try? session.audio(of: held.id))?.samples == audio.samples
+            }) { continue }
             let gain = Double(store.load(.looperTrackGain(track)))
             let added1: SessionTrack
             do throws(SessionError) {
-                added1 = try session.addTrack(audio, kind: .loop, author: Self.author, start: Int((Double(loop.start) * scale).rounded()),
+                added1 = try session.addTrack(audio, kind: .loop, author: Self.author, start: origin.frame + Int((Double(start) * scale).rounded()),
                                               gainDB: gain.isFinite ? gain : 0, pan: Double(store.load(.looperTrackPan(track))),
-                                              mute: store.isOn(.looperTrackMute(track)))
+                                              mute: heldByWet || store.isOn(.looperTrackMute(track)))
             } catch {
                 for id in added { session.removeTrack(id) }
                 throw error

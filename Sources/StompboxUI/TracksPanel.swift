@@ -10,8 +10,8 @@ import Synchronization
 ///
 /// Save writes the opened session's tracks as they were read (byte for byte) plus each Looper
 /// track that holds a loop as a `loop` track, with the Looper's cycle in `cycle_frames`
-/// (`TracksPanel+Files`). The Looper has no way to take a loop back in, so the loop tracks of an
-/// opened session are shown with its other tracks.
+/// (`TracksPanel+Files`). Opening a session puts its loop tracks back onto the Looper when it
+/// holds none (`Session.loopsForLooper`, `Looper.load`); they are listed with its other tracks.
 final class TracksPanel {
     let widget: UnsafeMutablePointer<GtkWidget>
     let recordButton = gtk_toggle_button_new_with_label("● Record")!
@@ -46,6 +46,9 @@ final class TracksPanel {
     let computedPeaks = PeakInbox()
     /// Whether `session` was read from or saved to its `path` (a new one has only a placeholder).
     var sessionHasFile = false
+    /// Where the loops the Looper took from the opened session are: its clock when they started,
+    /// the session frame that was, and their cycle (in the session's frames). Nil without.
+    var loopOrigin: (clock: Int, frame: Int, cycle: Int)?
     /// A file job runs (`TracksPanel+Jobs`): its outcome, set by its thread, and what to do with it.
     var jobRunning = false
     let jobOutcome = JobInbox()

@@ -1,3 +1,5 @@
+import Foundation
+import Synchronization
 import Testing
 @testable import StompboxDSP
 import StompboxTestSupport
@@ -426,3 +428,78 @@ final class TrackRig {
         }
     }
 }
+
+/// Loops put back onto the tracks (a session's loop tracks) while the audio runs.
+@Suite struct LooperLoadTests {
+    /// Loads `loops` from another thread while the rig plays blocks, as the window does while
+    /// the audio runs; returns the outcome.
+    static func load(_ rig: TrackRig, _ loops: [LoopToLoad], cycle: Int) -> LoopLoadOutcome {
+        let outcome = Mutex<LoopLoadOutcome?>(nil)
+        let looper = UncheckedBox(rig.looper)
+        Thread.detachNewThread {
+            let result = looper.value.load(loops, cycle: cycle, audioRunning: true)
+            outcome.withLock { $0 = result }
+        }
+        for _ in 0..<2_000 {
+            if let done = outcome.withLock({ $0 }) { return done }
+            rig.silence(rig.block)
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        return .timedOut
+    }
+
+    @Test func loopsComeBackInStepAndPlaySampleExact() throws {
+        let rig = TrackRig()
+        let cycle = 12_000
+        let first = Signal.noise(length: 2 * cycle, amplitude: 0.3, seed: 41)
+        let second = (Signal.noise(length: cycle, amplitude: 0.2, seed: 42), Signal.noise(length: cycle, amplitude: 0.2, seed: 43))
+        let outcome = Self.load(rig, [LoopToLoad(track: 0, left: first, right: nil, position: cycle),
+                                      LoopToLoad(track: 2, left: second.0, right: second.1, position: 0)], cycle: cycle)
+        #expect(outcome == .loaded)
+        #expect(rig.looper.cycleLength == cycle)
+        let a = try #require(rig.looper.trackAudio(0)), b = try #require(rig.looper.trackAudio(2))
+        #expect(a.left == first && !a.isStereo && a.length == 2 * cycle)
+        #expect(b.left == second.0 && b.right == second.1 && b.isStereo)
+        // In step: both are the same number of frames into their cycle.
+        let p0 = rig.control.track(0).position, p2 = rig.control.track(2).position
+        #expect(p0 % cycle == p2, "\(p0) \(p2)")
+        // What track 1 alone plays, once the fade-in is over, is its loop sample for sample.
+        rig.parameters.set(.looperTrackMute(2), 1)
+        rig.silence(4_800)
+        let start = rig.control.track(0).position
+        let out = rig.silence(2 * cycle)
+        for i in stride(from: 0, to: 2 * cycle, by: 7) { #expect(out[i] == first[(start + i) % (2 * cycle)]) }
+        // A new track records in whole cycles of the loaded ones, and the loaded one overdubs and undoes.
+        rig.parameters.set(.looperTrack, 4)
+        rig.silence(rig.toBoundary + 100, [(0, .send(.tap))])
+        rig.run(Signal.noise(length: cycle, amplitude: 0.1, seed: 44), nil, [(cycle / 2, .send(.tap))])
+        rig.silence(2 * cycle)
+        #expect(rig.control.track(4).length == cycle)
+        rig.silence(1_000, [(0, .on(0, .tap))])
+        rig.run(Signal.noise(length: 3_000, amplitude: 0.1, seed: 45), nil, [(2_999, .on(0, .tap))])
+        rig.silence(1_000, [(0, .on(0, .undo))])
+        #expect(try #require(rig.looper.trackAudio(0)).left == first)
+    }
+
+    @Test func aLooperThatHoldsALoopRefusesThemAndKeepsIt() throws {
+        let rig = TrackRig()
+        _ = rig.recordFirst(10_000)
+        rig.silence(1_000)
+        let before = try #require(rig.looper.trackAudio(0))
+        let outcome = Self.load(rig, [LoopToLoad(track: 1, left: Signal.noise(length: 10_000, seed: 5), right: nil, position: 0)], cycle: 10_000)
+        #expect(outcome == .busy)
+        #expect(rig.looper.trackAudio(0) == before && rig.looper.trackAudio(1) == nil)
+    }
+
+    @Test func loopsThatAreNotWholeCyclesAreRefused() {
+        let rig = TrackRig()
+        let outcome = rig.looper.load([LoopToLoad(track: 0, left: Signal.noise(length: 15_000, seed: 6), right: nil, position: 0)],
+                                      cycle: 10_000, audioRunning: false)
+        guard case .invalid(let why) = outcome else { Issue.record("\(outcome)"); return }
+        #expect(why.contains("whole number of cycles"))
+        #expect(rig.looper.trackAudio(0) == nil)
+    }
+}
+
+/// Hands the Looper to the thread that loads into it (`load` is made to run beside `process`).
+struct UncheckedBox<T>: @unchecked Sendable { let value: T; init(_ value: T) { self.value = value } }

@@ -35,3 +35,38 @@ import Testing
         #expect(edited.sha256 == kept.sha256)
     }
 }
+
+/// Which loop tracks go back onto the Looper when a session is opened, and where each plays.
+@Suite struct SessionLoopsTests {
+    @Test func loopsInStepGoBackEachWhereTheCyclePutsIt() throws {
+        let folder = TemporaryFolder("stompbox-session")
+        let session = try Session(path: folder.file("s.stompsession"), sampleRate: 48_000, tempoBPM: 120)
+        let cycle = 12_000
+        func loop(_ cycles: Int, channels: Int = 1, seed: UInt64) -> AudioBuffer {
+            let mono = Signal.noise(length: cycles * cycle, amplitude: 0.2, seed: seed)
+            guard channels > 1 else { return AudioBuffer(samples: mono, sampleRate: 48_000, channels: 1) }
+            return AudioBuffer(samples: mono.flatMap { [Float](repeating: $0, count: channels) }, sampleRate: 48_000, channels: channels)
+        }
+        try session.addTrack(riff(), kind: .wet, author: "ana")
+        let a = try session.addTrack(loop(2, seed: 1), kind: .loop, author: "ana", start: 5 * cycle)
+        let b = try session.addTrack(loop(1, channels: 2, seed: 2), kind: .loop, author: "ana", start: 2 * cycle)
+        let c = try session.addTrack(loop(3, seed: 3), kind: .loop, author: "ben", start: 2 * cycle + 7)
+        let d = try session.addTrack(AudioBuffer(samples: Signal.noise(length: 18_000, seed: 4), sampleRate: 48_000, channels: 1),
+                                     kind: .loop, author: "ben", start: 0)
+        let e = try session.addTrack(loop(1, channels: 3, seed: 5), kind: .loop, author: "ben", start: 3 * cycle)
+        session.cycleFrames = cycle
+        let loops = try #require(try session.loopsForLooper(rate: 48_000, maximumLength: 120 * 48_000))
+        #expect(loops.cycle == cycle && loops.origin == 2 * cycle)
+        #expect(loops.tracks.map(\.id) == [b.id, a.id])
+        #expect(loops.loops.map(\.track) == [0, 1])
+        // b starts its pass at the origin; a began 3 cycles later, so it is a cycle into its two.
+        #expect(loops.loops.map(\.position) == [0, cycle])
+        #expect(loops.loops[0].right != nil && loops.loops[1].right == nil)
+        #expect(loops.loops[1].left == (try session.audio(of: a.id)).samples)
+        let left = Dictionary(uniqueKeysWithValues: loops.left.map { ($0.id, $0.reason) })
+        #expect(left[c.id] == "not in step with the other loops")
+        #expect(left[d.id]?.hasPrefix("not a whole number") == true)
+        #expect(left[e.id] == "3 channels")
+        #expect(try session.loopsForLooper(rate: 44_100, maximumLength: 120 * 44_100) == nil, "another rate: none")
+    }
+}

@@ -161,4 +161,42 @@ struct TracksPanelWindowTests {
         try session.screenshot(to: shot)
         print("tracks panel: loops \(loops), saved \(path); screenshot \(shot)")
     }
+
+    /// A session made by `stompbox render --session` with two scripted loops, opened in a window
+    /// whose Looper is empty: both loops play again on the Looper's first two tracks, the file's
+    /// loop tracks are muted in its mix (the Looper plays them now), and Save does not add them
+    /// a second time.
+    @Test("an opened session's loop tracks play again on an empty Looper",
+          .enabled(if: AudioServerKind.pulseaudio.isAvailable, "\(AudioServerKind.pulseaudio.unavailableReason ?? "")"))
+    func loopsComeBack() throws {
+        let environment = try unlockedLooperEnvironment()
+        let folder = TemporaryFolder("stompbox-loops-back")
+        let input = folder.url.appendingPathComponent("in.wav").path, path = folder.url.appendingPathComponent("jam.stompsession").path
+        try Self.wav(seconds: 5).write(to: URL(fileURLWithPath: input))
+        let made = try shell([Paths.stompbox, "render", input, folder.url.appendingPathComponent("out.wav").path, "--session", path,
+                              "--author", "ana", "--chain", "looper", "--set", "looper.enabled=on",
+                              "--at", "0.5:looper.tap", "--at", "1.5:looper.tap",
+                              "--at", "1.6:looper.track=3", "--at", "1.7:looper.tap", "--at", "3.6:looper.tap"], environment: environment)
+        #expect(made.status == 0, "\(made.output)")
+
+        let session = try PedalboardSession(startFromDefaults: true, environment: environment, screen: (1280, 720))
+        defer { session.stop() }
+        #expect(waitUntil(seconds: 10) { session.engineState == "running" })
+        try session.click("tracks_button")
+        _ = try session.settledPoint(["tracks", "open"])
+        try session.click("tracks", "open")
+        try session.choose(path, in: "Open Session")
+        #expect(waitUntil(seconds: 15) { (Self.tracks(session)["message"] as? String)?.contains("2 loop tracks back in the Looper") == true },
+                "\(Self.tracks(session)["message"] ?? "no message")")
+        #expect(waitUntil(seconds: 5) { Self.loop(session, 1).hasPrefix("playing") && Self.loop(session, 2).hasPrefix("playing") },
+                "\(Self.loop(session, 1)) / \(Self.loop(session, 2))")
+        #expect(session.parameter("looper.enabled") == 1)
+        #expect(Self.sessionTracks(session).map { $0["id"] as? String } == ["di-1", "wet-2", "loop-3", "loop-4"])
+
+        try session.click("tracks", "save")
+        #expect(waitUntil(seconds: 10) { (Self.tracks(session)["message"] as? String)?.contains("0 from the Looper") == true },
+                "\(Self.tracks(session)["message"] ?? "no message")")
+        let info = try shell([Paths.stompbox, "session", "info", path, "--json"])
+        #expect(info.status == 0 && !info.output.contains("loop-5"), "\(info.output)")
+    }
 }
