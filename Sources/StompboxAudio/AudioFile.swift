@@ -1,4 +1,5 @@
 import CSndfile
+import CSamplerate
 import Foundation
 
 /// What can go wrong with an audio file, said in plain words with the file's path.
@@ -317,36 +318,103 @@ public enum AudioFile {
 
     /// Copies `frames` frames of the file at `source`, from frame `skipping`, into a new file at
     /// `destination` (`format`, `samples`), a block at a time, so a file of hours never sits in
-    /// memory. Where the source ends early, the rest is silence: the result is always `frames`
-    /// long.
+    /// memory. Where the source ends early, the rest is silence. With `rate` (another than the
+    /// source's) the frames are converted to it on the way (libsamplerate's medium sinc, as
+    /// `AudioBuffer.resampled`), and the result is their duration at that rate rounded to the
+    /// nearest frame; without, exactly `frames` long. Returns the frames written.
+    @discardableResult
     public static func transcode(_ source: String, skipping: Int, frames: Int, to destination: String,
-                                 format: AudioFileFormat, samples: AudioSampleFormat) throws(AudioFileError) {
+                                 format: AudioFileFormat, samples: AudioSampleFormat, rate: Int? = nil) throws(AudioFileError) -> Int {
         let reader = try AudioFileReader(path: source)
-        let writer = try AudioFileWriter(path: destination, format: format, sampleRate: reader.sampleRate,
+        let outRate = rate ?? reader.sampleRate
+        let writer = try AudioFileWriter(path: destination, format: format, sampleRate: outRate,
                                          channels: reader.channels, samples: samples)
         let block = 65_536, channels = reader.channels
         var scratch = [Float](repeating: 0, count: block * channels)
-        try scratch.withUnsafeMutableBufferPointer { (p) throws(AudioFileError) in
-            let base = p.baseAddress!
-            var skip = skipping
+        // The source's frames in order, silence past its end.
+        var skip = skipping, left = frames
+        func next(_ base: UnsafeMutablePointer<Float>) throws(AudioFileError) -> Int {
             while skip > 0 {
                 let n = try reader.read(into: base, frames: min(block, skip))
-                if n == 0 { break }
+                if n == 0 { skip = 0; break }
                 skip -= n
             }
-            var left = frames
-            while left > 0 {
-                let want = min(block, left)
-                var got = skip > 0 ? 0 : try reader.read(into: base, frames: want)
-                if got < want {
-                    (base + got * channels).update(repeating: 0, count: (want - got) * channels)
-                    got = want
+            let want = min(block, left)
+            guard want > 0 else { return 0 }
+            let got = try reader.read(into: base, frames: want)
+            if got < want { (base + got * channels).update(repeating: 0, count: (want - got) * channels) }
+            left -= want
+            return want
+        }
+        var written = 0
+        if outRate == reader.sampleRate {
+            try scratch.withUnsafeMutableBufferPointer { (p) throws(AudioFileError) in
+                while true {
+                    let n = try next(p.baseAddress!)
+                    if n == 0 { break }
+                    try writer.write(p.baseAddress!, frames: n)
+                    written += n
                 }
-                try writer.write(base, frames: got)
-                left -= got
             }
+        } else {
+            written = try convert(next: next, scratch: &scratch, block: block, frames: frames, from: reader.sampleRate,
+                                  to: outRate, channels: channels, writer: writer, name: source)
         }
         try writer.close()
+        return written
+    }
+
+    /// Streams `frames` source frames (from `next`) through a sample-rate converter into `writer`:
+    /// exactly their duration at `to`, rounded to the nearest frame.
+    private static func convert(next: (UnsafeMutablePointer<Float>) throws(AudioFileError) -> Int, scratch: inout [Float], block: Int,
+                                frames: Int, from: Int, to: Int, channels: Int, writer: AudioFileWriter,
+                                name: String) throws(AudioFileError) -> Int {
+        let ratio = Double(to) / Double(from)
+        let target = Int((Double(frames) * ratio).rounded())
+        var error: Int32 = 0
+        guard let converter = src_new(Int32(SRC_SINC_MEDIUM_QUALITY), Int32(channels), &error) else {
+            throw .ioFailed(path: name, reason: "the sample-rate converter cannot start: \(String(cString: src_strerror(error)))")
+        }
+        defer { src_delete(converter) }
+        let outBlock = Int(Double(block) * ratio) + 256
+        var output = [Float](repeating: 0, count: outBlock * channels)
+        var written = 0, pending = 0, consumed = 0, ended = false
+        try scratch.withUnsafeMutableBufferPointer { (input) throws(AudioFileError) in
+            try output.withUnsafeMutableBufferPointer { (out) throws(AudioFileError) in
+                while written < target {
+                    if pending == 0 && !ended {
+                        pending = try next(input.baseAddress!)
+                        consumed = 0
+                        if pending == 0 { ended = true }
+                    }
+                    var data = SRC_DATA()
+                    data.data_in = UnsafePointer(input.baseAddress! + consumed * channels)
+                    data.input_frames = pending
+                    data.data_out = out.baseAddress!
+                    data.output_frames = outBlock
+                    data.end_of_input = ended ? 1 : 0
+                    data.src_ratio = ratio
+                    let status = src_process(converter, &data)
+                    if status != 0 { throw .ioFailed(path: name, reason: "converting the rate failed: \(String(cString: src_strerror(status)))") }
+                    consumed += data.input_frames_used
+                    pending -= data.input_frames_used
+                    let n = min(data.output_frames_gen, target - written)
+                    if n > 0 { try writer.write(out.baseAddress!, frames: n) }
+                    written += n
+                    if ended && data.output_frames_gen == 0 { break }
+                }
+                // The converter's last frames fell short of the exact length: silence up to it.
+                if written < target {
+                    out.baseAddress!.update(repeating: 0, count: outBlock * channels)
+                    while written < target {
+                        let n = min(outBlock, target - written)
+                        try writer.write(out.baseAddress!, frames: n)
+                        written += n
+                    }
+                }
+            }
+        }
+        return written
     }
 
     /// Writes `buffer` atomically in the format of `path`'s extension (24-bit PCM).

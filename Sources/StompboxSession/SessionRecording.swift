@@ -34,13 +34,11 @@ public enum SessionRecording {
     /// board's output are recorded into `folder(for: path)`, and `session`'s tracks (as opened;
     /// nil while there is no file yet) play along from the take's first block. The engine's
     /// latency is noted with the take, so `pack` puts it in time with what was heard. A session
-    /// at another rate than the engine's is refused.
+    /// at another rate than the engine's plays along converted to the engine's, and the take is
+    /// converted to the session's when it is packed.
     public static func begin(path: String, session: Session?, engine: LiveEngine, author: String) throws(SessionError) -> Recorder {
         let rate = Int(engine.chain.sampleRate)
-        if let session, session.manifest.sampleRate != rate {
-            throw SessionError(path: path, .invalid("it is at \(session.manifest.sampleRate) Hz and the audio runs at \(rate) Hz; record into a session at \(rate) Hz, or play at \(session.manifest.sampleRate) Hz"))
-        }
-        let backing = try session.flatMap { s throws(SessionError) in try Self.backing(for: s) }
+        let backing = try session.flatMap { s throws(SessionError) in try Self.backing(for: s, at: rate) }
         let latency = Int(((engine.status().latencyMs ?? 0) / 1000 * Double(rate)).rounded())
         do {
             let recorder = try Recorder(folder: folder(for: path), sampleRate: rate, author: author,
@@ -53,10 +51,10 @@ public enum SessionRecording {
     }
 
     /// What a take on `session` plays along with: its mix (gains, pans and mutes applied),
-    /// interleaved stereo at its rate; nil when it has no track to hear.
-    static func backing(for session: Session) throws(SessionError) -> [Float]? {
+    /// interleaved stereo at `rate`; nil when it has no track to hear.
+    static func backing(for session: Session, at rate: Int) throws(SessionError) -> [Float]? {
         guard session.manifest.tracks.contains(where: { !$0.mute }) else { return nil }
-        let mix = try session.mixdown().mix
+        let mix = try session.mixdown().mix.resampled(to: rate)
         return mix.frames > 0 ? mix.samples : nil
     }
 
@@ -115,36 +113,38 @@ public enum SessionRecording {
         let session: Session
         if FileManager.default.fileExists(atPath: path) {
             session = try Session.open(path)
-            guard session.manifest.sampleRate == rate else {
-                throw fail(.invalid("it is at \(session.manifest.sampleRate) Hz and the recording at \(rate) Hz"))
-            }
         } else {
             session = try Session(path: path, sampleRate: rate, tempoBPM: tempoBPM)
         }
+        // A session at another rate: the take is converted to it, its places scaled.
+        let sessionRate = session.manifest.sampleRate
+        let scale = Double(sessionRate) / Double(rate)
+        func scaled(_ frames: Int) -> Int { Int((Double(frames) * scale).rounded()) }
         var added: [SessionTrack] = []
         if frames > 0 {
             let packedDry = folder + "/packed-di." + format.fileExtension
             let packedWet = folder + "/packed-wet." + format.fileExtension
+            let packed: Int
             do {
-                try AudioFile.transcode(dryFile, skipping: late, frames: frames, to: packedDry,
-                                        format: format.fileFormat, samples: format.samples)
+                packed = try AudioFile.transcode(dryFile, skipping: late, frames: frames, to: packedDry,
+                                                 format: format.fileFormat, samples: format.samples, rate: sessionRate)
                 try AudioFile.transcode(wetFile, skipping: late, frames: frames, to: packedWet,
-                                        format: format.fileFormat, samples: format.samples)
+                                        format: format.fileFormat, samples: format.samples, rate: sessionRate)
             } catch {
                 throw fail(.audio(error))
             }
-            added.append(try session.addTrack(encodedFile: packedDry, format: format, channels: 1, frames: frames,
+            added.append(try session.addTrack(encodedFile: packedDry, format: format, channels: 1, frames: packed,
                                               kind: .di, author: author, mute: true, board: board))
-            added.append(try session.addTrack(encodedFile: packedWet, format: format, channels: 2, frames: frames,
+            added.append(try session.addTrack(encodedFile: packedWet, format: format, channels: 2, frames: packed,
                                               kind: .wet, author: author, board: board))
         }
         for (i, loop) in loops.enumerated() {
             let g = i < loopGains.count ? loopGains[i] : (gainDB: 0, pan: 0, mute: false)
             added.append(try session.addTrack(AudioBuffer(loop: loop, sampleRate: rate),
-                                              kind: .loop, author: author, start: max(0, loop.start - clockAtStart),
+                                              kind: .loop, author: author, start: scaled(max(0, loop.start - clockAtStart)),
                                               gainDB: g.gainDB, pan: g.pan, mute: frames > 0 || g.mute, board: board, format: format))
         }
-        if cycleFrames > 0 && session.cycleFrames == 0 { session.cycleFrames = cycleFrames }
+        if cycleFrames > 0 && session.cycleFrames == 0 { session.cycleFrames = scaled(cycleFrames) }
         try session.save()
         try? FileManager.default.removeItem(atPath: folder)
         return Packed(tracks: added, seconds: Double(frames) / Double(rate), recovered: !complete)

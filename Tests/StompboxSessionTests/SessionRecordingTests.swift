@@ -1,6 +1,6 @@
 import Foundation
 import StompboxAudio
-import StompboxSession
+@testable import StompboxSession
 import StompboxTestSupport
 import Testing
 
@@ -46,6 +46,48 @@ import Testing
         #expect(di.first == Float(100) / 1_000_000 && wet[0] == Float(100) / 1_000_000 && wet[1] == Float(-100) / 1_000_000,
                 "the take starts 100 frames in, and its wet track holds no backing")
         #expect(!SessionRecording.isPending(path), "the folder goes once the session is saved")
+    }
+
+    /// A take on a bandmate's session at another rate: the session plays along converted to the
+    /// take's rate, and the take goes into the file converted to the session's, as long as it
+    /// lasted (within a frame) and in time (a click stays where it was, in seconds).
+    @Test func aTakeOnASessionAtAnotherRateIsConvertedToIt() throws {
+        let folder = TemporaryFolder("stompbox-take")
+        let path = folder.file("song.stompsession")
+        let session = try Session(path: path, sampleRate: 44_100, tempoBPM: 120)
+        try session.addTrack(riff(seconds: 0.5, rate: 44_100, channels: 2), kind: .wet, author: "ana")
+        try session.save()
+        let backing = try #require(try SessionRecording.backing(for: try Session.open(path), at: 48_000))
+        #expect(backing.count / 2 == 24_000, "0.5 s at 48 kHz")
+
+        let recorder = try Recorder(folder: SessionRecording.folder(for: path), sampleRate: 48_000, author: "bob",
+                                    backing: backing, latencyFrames: 0)
+        let frames = 48_000, click = 24_000
+        var dry = (0..<frames).map { Float(0.2 * sin(2 * Double.pi * 1_000 * Double($0) / 48_000)) }
+        dry[click] = 0.9
+        var at = 0
+        while at < frames {
+            let n = min(256, frames - at)
+            var block = Array(dry[at..<(at + n)])
+            var left = block, right = block
+            block.withUnsafeMutableBufferPointer { recorder.takeInput($0.baseAddress!, frames: n) }
+            left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
+                recorder.takeOutput(left: l.baseAddress!, right: r.baseAddress!, frames: n)
+            } }
+            at += n
+        }
+        _ = recorder.finish()
+        let packed = try SessionRecording.pack(into: path, tempoBPM: 120, board: nil)
+        #expect(packed.tracks.map(\.id) == ["di-2", "wet-3"])
+        let opened = try Session.open(path)
+        #expect(opened.manifest.sampleRate == 44_100)
+        let di = try opened.audio(of: "di-2").samples
+        #expect(di.count == 44_100 && opened.manifest.track("wet-3")?.frames == 44_100)
+        let loudest = di.indices.max { abs(di[$0]) < abs(di[$1]) }!
+        #expect(abs(loudest - 22_050) <= 2, "the click at 0.5 s is at frame \(loudest)")
+        // Still 1 kHz: about 2,000 zero crossings over the second.
+        let crossings = zip(di, di.dropFirst()).filter { ($0 < 0) != ($1 < 0) }.count
+        #expect(abs(crossings - 2_000) <= 6, "\(crossings) crossings")
     }
 
     /// A folder that cannot be packed (its manifest gone) is refused with one message, and both the
