@@ -9,24 +9,38 @@ public enum AudioData {
     /// With `maximumFrames`, a file that decodes to more is refused once it passes that, so a
     /// small file that inflates enormously (FLAC of silence) cannot fill memory.
     public static func decode(_ bytes: Data, name: String, maximumFrames: Int? = nil) throws(AudioFileError) -> AudioBuffer {
+        var samples = [Float]()
+        let (rate, channels) = try read(bytes, name: name, maximumFrames: maximumFrames) { block, _, _ in
+            samples.append(contentsOf: block)
+        }
+        return AudioBuffer(samples: samples, sampleRate: rate, channels: channels)
+    }
+
+    /// Decodes a file's bytes a block at a time, handing each block (interleaved), its first
+    /// frame and the channels to `body`, so a file of hours is never whole in memory; returns its rate and
+    /// channels. `maximumFrames` as `decode`.
+    @discardableResult
+    public static func read(_ bytes: Data, name: String, maximumFrames: Int? = nil,
+                            _ body: (UnsafeBufferPointer<Float>, Int, Int) -> Void) throws(AudioFileError) -> (sampleRate: Int, channels: Int) {
         let (memory, file, info) = try openForReading(bytes, name: name)
         defer { sf_close(file); withExtendedLifetime(memory) {} }
         let channels = Int(info.channels)
-        var samples = [Float]()
         let chunk = 8192
         var scratch = [Float](repeating: 0, count: chunk * channels)
+        var frames = 0
         while true {
             let n = scratch.withUnsafeMutableBufferPointer { Int(sf_readf_float(file, $0.baseAddress, sf_count_t(chunk))) }
             if n <= 0 { break }
-            samples.append(contentsOf: scratch[0..<n * channels])
-            if let maximumFrames, samples.count > maximumFrames * channels {
+            if let maximumFrames, frames + n > maximumFrames {
                 throw .notAudio(path: name, detail: "it decodes to more than the \(maximumFrames) frames expected")
             }
+            scratch.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[0..<n * channels]), frames, channels) }
+            frames += n
         }
         if sf_error(file) != SF_ERR_NO_ERROR {
             throw .ioFailed(path: name, reason: "reading failed: \(sndfileMessage(file))")
         }
-        return AudioBuffer(samples: samples, sampleRate: Int(info.samplerate), channels: channels)
+        return (Int(info.samplerate), channels)
     }
 
     /// What a file's header says: its rate, channels and frames, without decoding its samples.
@@ -39,7 +53,7 @@ public enum AudioData {
     /// `bytes` opened for reading through virtual I/O, its header checked. The caller closes the
     /// file and keeps `memory` alive until then (libsndfile reads through it).
     private static func openForReading(_ bytes: Data, name: String) throws(AudioFileError) -> (memory: MemoryFile, file: OpaquePointer, info: SF_INFO) {
-        let memory = MemoryFile(Array(bytes))
+        let memory = MemoryFile(bytes)
         var io = MemoryFile.io
         var info = SF_INFO()
         let user = Unmanaged.passUnretained(memory).toOpaque()
@@ -64,7 +78,7 @@ public enum AudioData {
         guard sf_format_check(&info) == SF_TRUE else {
             throw .unsupported(path: name, reason: "\(format.name) cannot hold \(buffer.channels) channels of \(samples.name) samples at \(buffer.sampleRate) Hz")
         }
-        let memory = MemoryFile([])
+        let memory = MemoryFile(Data())
         var io = MemoryFile.io
         let user = Unmanaged.passUnretained(memory).toOpaque()
         guard let file = sf_open_virtual(&io, Int32(SFM_WRITE), &info, user) else {
@@ -81,16 +95,17 @@ public enum AudioData {
         guard status == 0 else {
             throw .ioFailed(path: name, reason: "closing failed: \(String(cString: sf_error_number(status)))")
         }
-        return withExtendedLifetime(memory) { Data(memory.bytes) }
+        return withExtendedLifetime(memory) { memory.bytes }
     }
 }
 
 /// A growable byte array that libsndfile reads and writes as if it were a file.
+/// Reading holds the caller's `Data` as it is (a file mapped from disk stays mapped, not copied).
 private final class MemoryFile {
-    var bytes: [UInt8]
+    var bytes: Data
     var position = 0
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: Data) { self.bytes = bytes }
 
     static func of(_ user: UnsafeMutableRawPointer?) -> MemoryFile {
         Unmanaged<MemoryFile>.fromOpaque(user!).takeUnretainedValue()

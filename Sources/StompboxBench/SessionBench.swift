@@ -160,10 +160,12 @@ enum SessionBench {
         let save = try clock.measure { try session.save() }
         let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         var opened: Session?
+        let privateBefore = anonymousBytes()
         let open = try clock.measure { opened = try Session.open(path) }
+        let openPrivate = anonymousBytes() - privateBefore
         let resave = try clock.measure { try opened!.save(to: folder.file("again.stompsession")) }
         let s = { (d: Duration) in format(Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18, 2) + " s" }
-        print("  10-minute session (DI + wet + 2 loops, \(format(Double(bytes) / 1_048_576, 0)) MB of FLAC): encode \(s(encode)), save \(s(save)), open \(s(open)), save again \(s(resave))")
+        print("  10-minute session (DI + wet + 2 loops, \(format(Double(bytes) / 1_048_576, 0)) MB of FLAC): encode \(s(encode)), save \(s(save)), open \(s(open)) (+\(format(Double(max(0, openPrivate)) / 1_048_576, 0)) MB private: the audio is mapped), save again \(s(resave))")
     }
 
     /// Heap and other private memory the process holds now (RssAnon): a file mapped from disk

@@ -70,9 +70,21 @@ enum SessionArchive {
             if entry.type == .file { entries.append(entry) }
         }
         guard let manifestEntry = entries.first(where: { $0.path == manifestPath }) else { throw .noManifest }
+        // Stored entries (all a session writes) are taken from the file mapped into memory, not
+        // read: a session of hours costs pages the system can drop, not memory of its own.
+        let mapped = try? Data(contentsOf: url, options: .alwaysMapped)
+        let stored = mapped.map { ZipLayout.storedData(in: $0) } ?? [:]
         var files: [String: Data] = [:]
         for entry in entries where entry.path != manifestPath {
-            files[entry.path] = try extract(entry, from: archive)
+            if !entry.isCompressed, let mapped, let range = stored[entry.path], UInt64(range.count) == entry.uncompressedSize {
+                let slice = mapped[range]
+                guard slice.crc32(checksum: 0) == entry.checksum else {
+                    throw .notAnArchive("the entry '\(entry.path)' is damaged (its checksum or length is wrong)")
+                }
+                files[entry.path] = slice
+            } else {
+                files[entry.path] = try extract(entry, from: archive)
+            }
         }
         return Contents(manifest: try extract(manifestEntry, from: archive), files: files)
     }
@@ -119,13 +131,75 @@ enum SessionArchive {
                 try archive.addEntry(with: path, type: .file, uncompressedSize: Int64(bytes.count),
                                      modificationDate: entryDate, compressionMethod: method,
                                      bufferSize: method == .none ? 1 << 20 : defaultWriteChunkSize) { position, size in
-                    bytes.subdata(in: Int(position)..<Int(position) + size)
+                    // A mapped entry is a slice of its archive: its indices start where it does.
+                    let from = bytes.startIndex + Int(position)
+                    return bytes.subdata(in: from..<(from + size))
                 }
             }
             try add(manifestPath, manifest, .deflate)
             for path in files.keys.sorted() { try add(path, files[path]!, .none) }
         } catch {
             throw .unwritable("the archive cannot be made (\(error))")
+        }
+    }
+}
+
+/// Where a ZIP archive's stored (uncompressed) entries' bytes lie in the file, read from its
+/// central directory and local headers (ZIP64 too). Anything it cannot place is left out, and
+/// is then read the ordinary way.
+enum ZipLayout {
+    static func storedData(in zip: Data) -> [String: Range<Int>] {
+        zip.withUnsafeBytes { raw -> [String: Range<Int>] in
+            let n = raw.count
+            func u16(_ at: Int) -> Int? { at >= 0 && at + 2 <= n ? Int(raw[at]) | Int(raw[at + 1]) << 8 : nil }
+            func u32(_ at: Int) -> Int? {
+                guard let lo = u16(at), let hi = u16(at + 2) else { return nil }
+                return lo | hi << 16
+            }
+            func u64(_ at: Int) -> Int? {
+                guard let lo = u32(at), let hi = u32(at + 4), hi < 1 << 30 else { return nil }
+                return lo | hi << 32
+            }
+            // The end of central directory record: within the last 64 KiB + 22 bytes.
+            var eocd = -1
+            var at = n - 22
+            while at >= max(0, n - 22 - 65_535) {
+                if u32(at) == 0x0605_4b50 { eocd = at; break }
+                at -= 1
+            }
+            guard eocd >= 0, var count = u16(eocd + 10), var directory = u32(eocd + 16) else { return [:] }
+            // ZIP64: its locator sits just before, pointing at the ZIP64 end record.
+            if (count == 0xFFFF || directory == 0xFFFF_FFFF), u32(eocd - 20) == 0x0706_4b50,
+               let record = u64(eocd - 12), u32(record) == 0x0606_4b50, let c = u64(record + 32), let d = u64(record + 48) {
+                count = c
+                directory = d
+            }
+            var result: [String: Range<Int>] = [:]
+            var entry = directory
+            for _ in 0..<count {
+                guard u32(entry) == 0x0201_4b50, let method = u16(entry + 10), var size = u32(entry + 24),
+                      let nameLength = u16(entry + 28), let extraLength = u16(entry + 30), let commentLength = u16(entry + 32),
+                      var local = u32(entry + 42), entry + 46 + nameLength <= n else { break }
+                let name = String(decoding: UnsafeRawBufferPointer(rebasing: raw[(entry + 46)..<(entry + 46 + nameLength)]), as: UTF8.self)
+                // ZIP64 extra field: the 64-bit values, in order, for those marked 0xFFFFFFFF.
+                var field = entry + 46 + nameLength
+                let end = field + extraLength
+                while field + 4 <= end, let id = u16(field), let length = u16(field + 2) {
+                    if id == 0x0001 {
+                        var value = field + 4
+                        if size == 0xFFFF_FFFF, let v = u64(value) { size = v; value += 8 }
+                        if u32(entry + 20) == 0xFFFF_FFFF { value += 8 }
+                        if local == 0xFFFF_FFFF, let v = u64(value) { local = v }
+                    }
+                    field += 4 + length
+                }
+                entry = end + commentLength
+                guard method == 0, u32(local) == 0x0403_4b50, let localName = u16(local + 26), let localExtra = u16(local + 28) else { continue }
+                let start = local + 30 + localName + localExtra
+                guard start + size <= n else { continue }
+                result[name] = start..<(start + size)
+            }
+            return result
         }
     }
 }

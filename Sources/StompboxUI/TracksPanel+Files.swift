@@ -33,8 +33,16 @@ extension TracksPanel {
                 guard let bytes = session.storedAudio(of: track.id) else { continue }
                 let inbox = computedPeaks, id = track.id, file = track.file, frames = track.frames
                 DispatchQueue.global(qos: .utility).async {
-                    guard let audio = try? AudioData.decode(bytes, name: file, maximumFrames: frames) else { return }
-                    let peaks = TrackWaveform.peaks(of: audio.samples, channels: audio.channels)
+                    // Block by block: a track of hours is never decoded whole.
+                    let bins = 256
+                    var peaks = [Float](repeating: 0, count: bins)
+                    let read = try? AudioData.read(bytes, name: file, maximumFrames: frames) { block, first, channels in
+                        for (k, x) in block.enumerated() where x.isFinite {
+                            let bin = min(bins - 1, (first + k / channels) * bins / max(1, frames))
+                            peaks[bin] = max(peaks[bin], min(1, abs(x)))
+                        }
+                    }
+                    guard read != nil else { return }
                     inbox.put(id, peaks)
                 }
             }

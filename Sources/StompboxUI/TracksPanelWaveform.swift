@@ -96,22 +96,6 @@ final class TrackWaveform {
         cairo_move_to(cr, left, 10)
         cairo_show_text(cr, title)
     }
-
-    /// 256 peaks (0…1) over `samples` (interleaved, `channels` a frame).
-    static func peaks(of samples: [Float], channels: Int, bins: Int = 256) -> [Float] {
-        let frames = samples.count / max(1, channels)
-        guard frames > 0 else { return [] }
-        var result = [Float](repeating: 0, count: bins)
-        samples.withUnsafeBufferPointer { s in
-            for bin in 0..<bins {
-                let from = frames * bin / bins, to = max(from + 1, frames * (bin + 1) / bins)
-                var peak: Float = 0
-                for i in from * channels..<min(s.count, to * channels) where s[i].isFinite { peak = max(peak, abs(s[i])) }
-                result[bin] = min(1, peak)
-            }
-        }
-        return result
-    }
 }
 
 /// Looper colours the pedal's LED uses, by state.

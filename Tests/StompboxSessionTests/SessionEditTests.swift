@@ -1,6 +1,6 @@
 import Foundation
 import StompboxAudio
-import StompboxSession
+@testable import StompboxSession
 import StompboxTestSupport
 import Testing
 
@@ -68,5 +68,21 @@ import Testing
         #expect(left[d.id]?.hasPrefix("not a whole number") == true)
         #expect(left[e.id] == "3 channels")
         #expect(try session.loopsForLooper(rate: 44_100, maximumLength: 120 * 44_100) == nil, "another rate: none")
+    }
+}
+
+/// Where a session's stored entries lie in its file, so opening maps them instead of reading.
+@Suite struct ZipLayoutTests {
+    @Test func storedEntriesAreFoundWhereTheirBytesAre() throws {
+        let folder = TemporaryFolder("stompbox-session")
+        let path = folder.file("s.zip")
+        let files = ["audio/a.flac": Data((0..<70_000).map { UInt8($0 % 251) }), "audio/b.wav": Data("short".utf8), "x/empty": Data()]
+        try SessionArchive.write(manifest: Data(#"{"format_version":1}"#.utf8), files: files, to: URL(fileURLWithPath: path))
+        let zip = try Data(contentsOf: URL(fileURLWithPath: path))
+        let stored = ZipLayout.storedData(in: zip)
+        for (name, bytes) in files { #expect(stored[name].map { zip[$0] } == bytes, "\(name)") }
+        #expect(stored["session.json"] == nil, "the manifest is compressed: read the ordinary way")
+        #expect(ZipLayout.storedData(in: Data("not a zip".utf8)).isEmpty)
+        #expect(ZipLayout.storedData(in: zip.prefix(zip.count - 10)).isEmpty, "a cut end record")
     }
 }
