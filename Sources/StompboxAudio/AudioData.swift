@@ -100,6 +100,53 @@ public enum AudioData {
 }
 
 /// A growable byte array that libsndfile reads and writes as if it were a file.
+/// A file's bytes decoded a block at a time from any frame (a session track mixed as it plays).
+/// One thread at a time.
+public final class AudioDataReader {
+    public let sampleRate: Int
+    public let channels: Int
+    public let frames: Int
+    /// The next frame `read` gives.
+    public private(set) var position = 0
+    private let memory: MemoryFile
+    private let file: OpaquePointer
+
+    public init(_ bytes: Data, name: String) throws(AudioFileError) {
+        let memory = MemoryFile(bytes)
+        var io = MemoryFile.io
+        var info = SF_INFO()
+        guard let file = sf_open_virtual(&io, Int32(SFM_READ), &info, Unmanaged.passUnretained(memory).toOpaque()) else {
+            throw .notAudio(path: name, detail: sndfileMessage(nil))
+        }
+        guard info.channels > 0, info.samplerate > 0 else {
+            sf_close(file)
+            throw .notAudio(path: name, detail: "it declares \(info.channels) channels at \(info.samplerate) Hz")
+        }
+        self.memory = memory
+        self.file = file
+        sampleRate = Int(info.samplerate)
+        channels = Int(info.channels)
+        frames = Int(info.frames)
+    }
+
+    deinit { sf_close(file) }
+
+    /// Moves to `frame` (within the file); false if the file cannot seek there.
+    public func seek(to frame: Int) -> Bool {
+        guard frame != position else { return true }
+        guard sf_seek(file, sf_count_t(frame), SEEK_SET) == sf_count_t(frame) else { return false }
+        position = frame
+        return true
+    }
+
+    /// Up to `count` frames, interleaved, into `into`; returns how many (0 at the end).
+    public func read(into: UnsafeMutablePointer<Float>, frames count: Int) -> Int {
+        let n = max(0, Int(sf_readf_float(file, into, sf_count_t(count))))
+        position += n
+        return n
+    }
+}
+
 /// Reading holds the caller's `Data` as it is (a file mapped from disk stays mapped, not copied).
 private final class MemoryFile {
     var bytes: Data

@@ -51,10 +51,9 @@ public final class Recorder: @unchecked Sendable {
     private let writerDone = DispatchSemaphore(value: 0)
     private var di: AudioFileWriter?
     private var wet: AudioFileWriter?
-    /// What plays along (a session's mix, interleaved stereo), from the take's first frame on;
-    /// the audio thread reads it, and only it moves `backingPosition`.
-    private let backing: UnsafeMutableBufferPointer<Float>?
-    private var backingPosition = 0
+    /// What plays along (a session's mix), from the take's first frame on: made ahead by the
+    /// writer thread into a ring the audio thread plays from.
+    private let backing: BackingRing?
     /// The engine's latency in frames when the take began: the player hears the backing this
     /// much late, so what they play is this much late against it (`SessionRecording` trims it).
     public let latencyFrames: Int
@@ -63,8 +62,16 @@ public final class Recorder: @unchecked Sendable {
     /// it may hold an earlier recording not yet saved. `backing` (interleaved stereo, at
     /// `sampleRate`) plays along from the first frame; `latencyFrames` is noted for the take to
     /// be put in time with it.
+    public convenience init(folder: String, sampleRate: Int, author: String, ringSeconds: Double = 10,
+                            backing: [Float]?, latencyFrames: Int = 0) throws(AudioFileError) {
+        try self.init(folder: folder, sampleRate: sampleRate, author: author, ringSeconds: ringSeconds,
+                      backingSource: backing.flatMap { $0.count >= 2 ? ArrayBacking($0) : nil }, latencyFrames: latencyFrames)
+    }
+
+    /// As above, the backing made a block at a time by `backingSource` (on the writer thread,
+    /// `backingSeconds` ahead of the audio thread; the first of it before this returns).
     public init(folder: String, sampleRate: Int, author: String, ringSeconds: Double = 10,
-                backing: [Float]? = nil, latencyFrames: Int = 0) throws(AudioFileError) {
+                backingSource: BackingSource? = nil, backingSeconds: Double = 10, latencyFrames: Int = 0) throws(AudioFileError) {
         self.folder = folder
         self.sampleRate = sampleRate
         self.author = author
@@ -75,12 +82,12 @@ public final class Recorder: @unchecked Sendable {
         do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false) } catch {
             throw .unwritable(path: folder, reason: (error as NSError).localizedDescription)
         }
-        if let backing, backing.count >= 2 {
-            let copy = UnsafeMutableBufferPointer<Float>.allocate(capacity: backing.count - backing.count % 2)
-            _ = copy.initialize(from: backing.prefix(copy.count))
-            self.backing = copy
+        if let backingSource, backingSource.frames > 0 {
+            let ring = BackingRing(backingSource, capacity: Int(backingSeconds * Double(sampleRate)))
+            ring.fill()
+            backing = ring
         } else {
-            self.backing = nil
+            backing = nil
         }
         ring = RecorderRing(channels: 3, capacity: max(Recorder.maximumBlock * 4, Int(ringSeconds * Double(sampleRate))))
         dryScratch = .allocate(capacity: Recorder.maximumBlock)
@@ -106,7 +113,6 @@ public final class Recorder: @unchecked Sendable {
     // files could not be made and no writer started).
     deinit {
         dryScratch.deallocate()
-        backing?.deallocate()
     }
 
     // MARK: Audio thread
@@ -133,27 +139,12 @@ public final class Recorder: @unchecked Sendable {
     /// changed (0 when nothing plays along). Audio thread.
     @inline(__always)
     public func playBacking(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>?, frames: Int) -> Float {
-        guard let backing, let base = backing.baseAddress else { return 0 }
-        let total = backing.count / 2
-        let n = min(frames, total - backingPosition)
-        guard n > 0 else { return 0 }
-        let from = base + 2 * backingPosition
-        var peak: Float = 0
-        if let right {
-            for j in 0..<n {
-                left[j] = min(max(left[j] + from[2 * j], -1), 1)
-                right[j] = min(max(right[j] + from[2 * j + 1], -1), 1)
-                peak = max(peak, abs(left[j]), abs(right[j]))
-            }
-        } else {
-            for j in 0..<n {
-                left[j] = min(max(left[j] + 0.5 * (from[2 * j] + from[2 * j + 1]), -1), 1)
-                peak = max(peak, abs(left[j]))
-            }
-        }
-        backingPosition += n
-        return peak
+        backing?.play(left: left, right: right, frames: frames) ?? 0
     }
+
+    /// Frames of the backing that were not ready when the audio thread played them (heard as
+    /// silence; the backing stays in time).
+    public var backingMissed: Int { backing?.missed.load(ordering: .relaxed) ?? 0 }
 
     // MARK: Control
 
@@ -200,6 +191,7 @@ public final class Recorder: @unchecked Sendable {
         var lastHeader = ContinuousClock.now
         var failed = false
         while !failed {
+            backing?.fill()
             let n = ring.read(into: frames, frames: chunk)
             if n > 0 {
                 for j in 0..<n {

@@ -17,49 +17,30 @@ public struct SessionMixdown {
 }
 
 extension Session {
-    /// Sums the tracks into a stereo mix (and each track into a stem when `stems` is true).
-    /// The same session always gives the same samples.
+    /// Sums the tracks into a stereo mix (and each track into a stem when `stems` is true), in
+    /// memory (`SessionMix` block by block; `writeMixdown` for files of any length). The same
+    /// session always gives the same samples.
     public func mixdown(stems wantStems: Bool = false) throws(SessionError) -> SessionMixdown {
         let length = manifest.frames
-        var mix = [Float](repeating: 0, count: length * 2)
-        var stems: [(track: SessionTrack, audio: AudioBuffer)] = []
-        for track in manifest.tracks {
-            guard wantStems || !track.mute else { continue }
-            let audio = try audio(of: track.id)
-            let (left, right) = Self.panGains(pan: track.pan, channels: track.channels)
-            let gain = Float(pow(10, track.gainDB / 20))
-            var stem = wantStems ? [Float](repeating: 0, count: length * 2) : []
-            // Channels beyond two alternate between the sides and are averaged on each, as the
-            // renderer spreads a stereo output over more channels.
-            let channels = audio.channels
-            let leftCount = Float((channels + 1) / 2), rightCount = Float(max(1, channels / 2))
-            audio.samples.withUnsafeBufferPointer { samples in
-                for i in 0..<audio.frames {
-                    var l: Float = 0, r: Float = 0
-                    let frame = i * channels
-                    if channels == 1 {
-                        l = samples[frame]
-                        r = l
-                    } else {
-                        for c in 0..<channels {
-                            if c & 1 == 0 { l += samples[frame + c] } else { r += samples[frame + c] }
-                        }
-                        l /= leftCount
-                        r /= rightCount
-                    }
-                    let at = (track.start + i) * 2
-                    let outL = l * gain * left, outR = r * gain * right
-                    if wantStems {
-                        stem[at] = outL
-                        stem[at + 1] = outR
-                    }
-                    if !track.mute {
-                        mix[at] += outL
-                        mix[at + 1] += outR
-                    }
+        func whole(_ mixer: SessionMix) -> [Float] {
+            var samples = [Float](repeating: 0, count: 2 * length)
+            samples.withUnsafeMutableBufferPointer { out in
+                var at = 0
+                while at < length {
+                    let n = min(Self.mixBlock, length - at)
+                    mixer.render(into: out.baseAddress! + 2 * at, from: at, count: n)
+                    at += n
                 }
             }
-            if wantStems { stems.append((track, AudioBuffer(samples: stem, sampleRate: manifest.sampleRate, channels: 2))) }
+            return samples
+        }
+        let mix = whole(try SessionMix(self))
+        var stems: [(track: SessionTrack, audio: AudioBuffer)] = []
+        if wantStems {
+            for track in manifest.tracks {
+                stems.append((track, AudioBuffer(samples: whole(try SessionMix(self, includeMuted: true, only: track.id)),
+                                                 sampleRate: manifest.sampleRate, channels: 2)))
+            }
         }
         var peak: Float = 0, peakFrame = 0
         for (i, s) in mix.enumerated() where abs(s) > peak {
@@ -68,6 +49,61 @@ extension Session {
         }
         return SessionMixdown(mix: AudioBuffer(samples: mix, sampleRate: manifest.sampleRate, channels: 2),
                               stems: stems, peak: peak, peakFrame: peakFrame)
+    }
+
+    static let mixBlock = 65_536
+
+    /// What `writeMixdown` wrote.
+    public struct WrittenMixdown: Sendable {
+        public var frames: Int
+        public var stems: Int
+        /// As `SessionMixdown`'s.
+        public var peak: Float
+        public var peakFrame: Int
+        public var clips: Bool { peak > 1 }
+    }
+
+    /// Writes the mix to `path` (its extension picks the format; 24-bit) and, with `stemsFolder`,
+    /// each track's stem there as `TRACK-ID.EXT`, a block at a time: a session of hours is never
+    /// whole in memory. Each file appears complete or not at all. The samples are `mixdown`'s.
+    public func writeMixdown(to path: String, stemsFolder: String? = nil) throws(SessionError) -> WrittenMixdown {
+        let length = manifest.frames
+        var peak: Float = 0, peakFrame = 0
+        func write(_ mixer: SessionMix, to file: String, measure: Bool) throws(SessionError) {
+            do {
+                let out = try AtomicAudioFileWriter(path: file, sampleRate: manifest.sampleRate, channels: 2)
+                var block = [Float](repeating: 0, count: 2 * Self.mixBlock)
+                var at = 0
+                while at < length {
+                    let n = min(Self.mixBlock, length - at)
+                    try block.withUnsafeMutableBufferPointer { (p) throws(AudioFileError) in
+                        mixer.render(into: p.baseAddress!, from: at, count: n)
+                        if measure {
+                            for i in 0..<(2 * n) where abs(p[i]) > peak {
+                                peak = abs(p[i])
+                                peakFrame = at + i / 2
+                            }
+                        }
+                        try out.write(p.baseAddress!, frames: n)
+                    }
+                    at += n
+                }
+                try out.commit()
+            } catch {
+                throw SessionError(path: self.path, .audio(error))
+            }
+        }
+        var stems = 0
+        if let stemsFolder {
+            let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
+            for track in manifest.tracks {
+                let file = URL(fileURLWithPath: stemsFolder).appendingPathComponent("\(track.id).\(ext)").path
+                try write(try SessionMix(self, includeMuted: true, only: track.id), to: file, measure: false)
+                stems += 1
+            }
+        }
+        try write(try SessionMix(self), to: path, measure: true)
+        return WrittenMixdown(frames: length, stems: stems, peak: peak, peakFrame: peakFrame)
     }
 
     /// The pan law: constant power. θ = (pan + 1)·π/4 runs from 0 (left) to π/2 (right).

@@ -42,7 +42,7 @@ public enum SessionRecording {
         let latency = Int(((engine.status().latencyMs ?? 0) / 1000 * Double(rate)).rounded())
         do {
             let recorder = try Recorder(folder: folder(for: path), sampleRate: rate, author: author,
-                                        backing: backing, latencyFrames: backing == nil ? 0 : latency)
+                                        backingSource: backing, latencyFrames: backing == nil ? 0 : latency)
             engine.startRecording(recorder)
             return recorder
         } catch {
@@ -50,12 +50,14 @@ public enum SessionRecording {
         }
     }
 
-    /// What a take on `session` plays along with: its mix (gains, pans and mutes applied),
-    /// interleaved stereo at `rate`; nil when it has no track to hear.
-    static func backing(for session: Session, at rate: Int) throws(SessionError) -> [Float]? {
-        guard session.manifest.tracks.contains(where: { !$0.mute }) else { return nil }
+    /// What a take on `session` plays along with: its mix (gains, pans and mutes applied) at
+    /// `rate`; nil when it has no track to hear. At the session's rate it is mixed a block at a
+    /// time as the take goes; at another, converted whole in memory first.
+    static func backing(for session: Session, at rate: Int) throws(SessionError) -> BackingSource? {
+        guard session.manifest.tracks.contains(where: { !$0.mute }), session.manifest.frames > 0 else { return nil }
+        if rate == session.manifest.sampleRate { return try SessionMix(session) }
         let mix = try session.mixdown().mix.resampled(to: rate)
-        return mix.frames > 0 ? mix.samples : nil
+        return mix.frames > 0 ? ArrayBacking(mix.samples) : nil
     }
 
     /// What `pack` added.

@@ -27,24 +27,19 @@ struct SessionMixdownCommand: ParsableCommand {
 
     func run() throws {
         let s = SessionCLI.open(session)
-        let format: AudioFileFormat
-        do { format = try AudioFileFormat(path: output) } catch { fail(error.description) }
-        let mixdown: SessionMixdown
-        do { mixdown = try s.mixdown(stems: stems != nil) } catch { fail(error.description) }
-        guard mixdown.mix.frames > 0 else { fail("session '\(session)' has no audio to mix down") }
+        // An extension no format has is refused before anything is mixed.
+        do { _ = try AudioFileFormat(path: output) } catch { fail(error.description) }
+        guard s.manifest.frames > 0 else { fail("session '\(session)' has no audio to mix down") }
         if let stems {
             do { try FileManager.default.createDirectory(atPath: stems, withIntermediateDirectories: true) } catch {
                 fail("cannot make the stems folder '\(stems)': \(error.localizedDescription)")
             }
-            for stem in mixdown.stems {
-                let path = URL(fileURLWithPath: stems).appendingPathComponent("\(stem.track.id).\(format.rawValue)").path
-                do { try AudioFile.write(stem.audio, to: path) } catch { fail(error.description) }
-            }
         }
-        do { try AudioFile.write(mixdown.mix, to: output) } catch { fail(error.description) }
+        let mixdown: Session.WrittenMixdown
+        do { mixdown = try s.writeMixdown(to: output, stemsFolder: stems) } catch { fail(error.description) }
         let rate = Double(s.manifest.sampleRate)
-        print("wrote \(output): 2 channels, \(s.manifest.sampleRate) Hz, " + String(format: "%.3f s", Double(mixdown.mix.frames) / rate)
-              + (stems.map { ", \(mixdown.stems.count) stem\(mixdown.stems.count == 1 ? "" : "s") in \($0)" } ?? ""))
+        print("wrote \(output): 2 channels, \(s.manifest.sampleRate) Hz, " + String(format: "%.3f s", Double(mixdown.frames) / rate)
+              + (stems.map { ", \(mixdown.stems) stem\(mixdown.stems == 1 ? "" : "s") in \($0)" } ?? ""))
         // Reported, not limited: the numbers tell how much to take off.
         if mixdown.clips {
             warn(String(format: "the mix clips: its peak is %+.2f dBFS (%.3f × full scale) at %.3f s; it was written clipped at full scale. Lower the tracks' gain by at least %.2f dB",

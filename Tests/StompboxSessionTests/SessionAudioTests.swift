@@ -77,4 +77,25 @@ import Testing
         #expect(result.clips && abs(result.peak - 1.8) < 1e-5 && result.peakFrame == 700)
         #expect(abs(Measure.peak(result.mix.samples) - 1.8) < 1e-5)
     }
+
+    /// The mix made a block at a time, however the blocks fall, is the whole mix sample for sample.
+    @Test func theMixInBlocksIsTheMixWhole() throws {
+        let folder = TemporaryFolder("stompbox-session")
+        let session = try twoTrackSession(in: folder)
+        try session.addTrack(riff(seconds: 0.3, channels: 2, seed: 9), kind: .import, author: "ben", start: 7_001, gainDB: 2, pan: -0.3)
+        let opened = try Session.open(try { try session.save(); return session.path }())
+        let whole = try opened.mixdown().mix.samples
+        let mixer = try SessionMix(opened)
+        var pieces = [Float](repeating: 9, count: whole.count)
+        var at = 0, step = 1
+        pieces.withUnsafeMutableBufferPointer { out in
+            while at < mixer.frames {
+                let n = min(step, mixer.frames - at)
+                mixer.render(into: out.baseAddress! + 2 * at, from: at, count: n)
+                at += n
+                step = step * 3 % 9_973 + 1
+            }
+        }
+        #expect(pieces == whole)
+    }
 }

@@ -58,10 +58,10 @@ import Testing
         try session.addTrack(riff(seconds: 0.5, rate: 44_100, channels: 2), kind: .wet, author: "ana")
         try session.save()
         let backing = try #require(try SessionRecording.backing(for: try Session.open(path), at: 48_000))
-        #expect(backing.count / 2 == 24_000, "0.5 s at 48 kHz")
+        #expect(backing.frames == 24_000, "0.5 s at 48 kHz")
 
         let recorder = try Recorder(folder: SessionRecording.folder(for: path), sampleRate: 48_000, author: "bob",
-                                    backing: backing, latencyFrames: 0)
+                                    backingSource: backing, latencyFrames: 0)
         let frames = 48_000, click = 24_000
         var dry = (0..<frames).map { Float(0.2 * sin(2 * Double.pi * 1_000 * Double($0) / 48_000)) }
         dry[click] = 0.9
@@ -88,6 +88,38 @@ import Testing
         // Still 1 kHz: about 2,000 zero crossings over the second.
         let crossings = zip(di, di.dropFirst()).filter { ($0 < 0) != ($1 < 0) }.count
         #expect(abs(crossings - 2_000) <= 6, "\(crossings) crossings")
+    }
+
+    /// A backing made slower than it plays (a stall longer than its ring): what is not ready is
+    /// silence, and what is heard is still the backing's frame for the take's frame.
+    @Test func aBackingThatFallsBehindStaysInTime() throws {
+        final class Slow: BackingSource {
+            let frames = 48_000
+            var stalled = false
+            func render(into: UnsafeMutablePointer<Float>, from: Int, count: Int) {
+                // Once, a stall of 150 ms (a disk, a busy machine) a little way in.
+                if from >= 8_000 && !stalled { stalled = true; Thread.sleep(forTimeInterval: 0.15) }
+                for k in 0..<count { into[2 * k] = Float(from + k + 1) / 100_000; into[2 * k + 1] = -into[2 * k] }
+            }
+        }
+        let folder = TemporaryFolder("stompbox-take")
+        let recorder = try Recorder(folder: folder.file("s.recording"), sampleRate: 48_000, author: "bob",
+                                    backingSource: Slow(), backingSeconds: 8_192.0 / 48_000)
+        var heard: [Float] = []
+        for _ in 0..<(48_000 / 256) {
+            var left = [Float](repeating: 0, count: 256), right = left
+            left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
+                _ = recorder.playBacking(left: l.baseAddress!, right: r.baseAddress!, frames: 256)
+            } }
+            heard += left
+            Thread.sleep(forTimeInterval: 0.002)
+        }
+        _ = recorder.finish()
+        let missed = recorder.backingMissed
+        let played = heard.enumerated().filter { $0.element != 0 }
+        #expect(missed > 0 && !played.isEmpty && played.count + missed == heard.count, "missed \(missed), played \(played.count), zero \(heard.filter { $0 == 0 }.count)")
+        #expect(played.allSatisfy { $0.element == Float($0.offset + 1) / 100_000 }, "every frame heard is the backing's own")
+        #expect(played.contains { $0.offset > 24_000 }, "it catches up after falling behind")
     }
 
     /// A folder that cannot be packed (its manifest gone) is refused with one message, and both the
