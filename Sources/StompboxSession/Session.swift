@@ -133,13 +133,13 @@ public final class Session {
     }
 
     /// Adds the audio file at `encodedFile` (in `format`, at the session's rate, `frames` frames
-    /// of `channels` channels, as written by `SessionRecording`) as a new track, without decoding
+    /// of `channels` channels, as a take or a re-amp writes it) as a new track, without decoding
     /// it: its bytes are mapped from disk, not read into memory, so a take of hours costs no more
     /// memory than one of minutes. The file must stay where it is until the session is saved.
     @discardableResult
     public func addTrack(encodedFile: String, format: SessionAudioFormat, channels: Int, frames: Int,
                          kind: SessionTrack.Kind, author: String, start: Int = 0, gainDB: Double = 0, pan: Double = 0,
-                         mute: Bool = false, board: JSONValue? = nil) throws(SessionError) -> SessionTrack {
+                         mute: Bool = false, board: JSONValue? = nil, actions: [String] = []) throws(SessionError) -> SessionTrack {
         try check(channels: channels, author: author, start: start, gainDB: gainDB, pan: pan)
         try check(frames: frames, start: start)
         let bytes: Data
@@ -149,7 +149,7 @@ public final class Session {
         let id = nextID(kind)
         return insert(id: id, file: "audio/\(id).\(format.fileExtension)", bytes: bytes, kind: kind, author: author,
                       start: start, frames: frames, channels: channels, gainDB: gainDB, pan: pan, mute: mute,
-                      board: board, actions: [])
+                      board: board, actions: actions)
     }
 
     private func check(channels: Int, author: String, start: Int, gainDB: Double, pan: Double) throws(SessionError) {

@@ -9,8 +9,9 @@ extension Session {
     /// recorded on it. The chain is deterministic, so through the board a wet track was recorded
     /// with this gives that track again.
     ///
-    /// The renderer reads and writes files: the dry track's bytes and the render go through a
-    /// private temporary folder, removed before this returns.
+    /// The renderer reads and writes files a block at a time: the dry track's bytes and the
+    /// render go through a private temporary folder, removed before this returns (the new track's
+    /// audio stays mapped until the session is saved).
     @discardableResult
     public func reamp(_ id: String, with renderer: OfflineRenderer, board: JSONValue, actions: [String],
                       author: String, format: SessionAudioFormat = .flac) throws(SessionError) -> SessionTrack {
@@ -31,10 +32,12 @@ extension Session {
             throw fail(.unwritable("cannot write the dry track for the render (\(error.localizedDescription))"))
         }
         renderer.samples = format.samples
-        let wet: AudioBuffer
+        // The render is the track's file as it is (mapped, not read): a DI of hours is never in memory.
+        let rendered: (channels: Int, frames: Int)
         do {
             try renderer.render(input: input.path, output: output.path)
-            wet = try AudioFile.read(output.path)
+            let header = try AudioFileReader(path: output.path)
+            rendered = (header.channels, header.frames)
         } catch let error as RenderError {
             throw fail(.badBoard(track: id, detail: error.description))
         } catch let error as AudioFileError {
@@ -42,6 +45,7 @@ extension Session {
         } catch {
             throw fail(.invalid("\(error)"))
         }
-        return try addTrack(wet, kind: .wet, author: author, start: track.start, board: board, actions: actions, format: format)
+        return try addTrack(encodedFile: output.path, format: format, channels: rendered.channels, frames: rendered.frames,
+                            kind: .wet, author: author, start: track.start, board: board, actions: actions)
     }
 }
