@@ -52,7 +52,7 @@ public enum AudioData {
 
     /// `bytes` opened for reading through virtual I/O, its header checked. The caller closes the
     /// file and keeps `memory` alive until then (libsndfile reads through it).
-    private static func openForReading(_ bytes: Data, name: String) throws(AudioFileError) -> (memory: MemoryFile, file: OpaquePointer, info: SF_INFO) {
+    fileprivate static func openForReading(_ bytes: Data, name: String) throws(AudioFileError) -> (memory: MemoryFile, file: OpaquePointer, info: SF_INFO) {
         let memory = MemoryFile(bytes)
         var io = MemoryFile.io
         var info = SF_INFO()
@@ -112,16 +112,7 @@ public final class AudioDataReader {
     private let file: OpaquePointer
 
     public init(_ bytes: Data, name: String) throws(AudioFileError) {
-        let memory = MemoryFile(bytes)
-        var io = MemoryFile.io
-        var info = SF_INFO()
-        guard let file = sf_open_virtual(&io, Int32(SFM_READ), &info, Unmanaged.passUnretained(memory).toOpaque()) else {
-            throw .notAudio(path: name, detail: sndfileMessage(nil))
-        }
-        guard info.channels > 0, info.samplerate > 0 else {
-            sf_close(file)
-            throw .notAudio(path: name, detail: "it declares \(info.channels) channels at \(info.samplerate) Hz")
-        }
+        let (memory, file, info) = try AudioData.openForReading(bytes, name: name)
         self.memory = memory
         self.file = file
         sampleRate = Int(info.samplerate)

@@ -21,7 +21,8 @@ final class TapBox {
     init(_ tap: LoopTrackTap) { self.tap = tap }
 }
 
-/// The states of a `copyTrack` request.
+/// The states of a request the audio thread carries out in slices over its next blocks: a
+/// `copyTrack` out of the Looper, a `Looper.load` into it.
 enum CopyState: Int {
     /// No request.
     case idle
@@ -35,6 +36,66 @@ enum CopyState: Int {
     case failed
     /// The caller gave up while the audio thread was copying; the audio thread drops it.
     case cancelled
+}
+
+/// The hand-over of such a request through one atomic cell: the caller asks (`requested`), the
+/// audio thread takes it (`copying`) and ends it (`done` or `failed`); a caller that gives up
+/// withdraws a request not yet taken, or cancels one under way.
+enum SliceHandshake {
+    /// Audio thread, at a block's start: whether there is work this block, and whether it was
+    /// taken just now (the caller's buffers are then read from the start).
+    static func take(_ cell: borrowing Atomic<Int>) -> (work: Bool, began: Bool) {
+        switch CopyState(rawValue: cell.load(ordering: .acquiring)) ?? .idle {
+        case .idle, .done, .failed: return (false, false)
+        case .cancelled:
+            _ = cell.compareExchange(expected: CopyState.cancelled.rawValue, desired: CopyState.idle.rawValue,
+                                     ordering: .acquiringAndReleasing)
+            return (false, false)
+        case .requested:
+            let taken = cell.compareExchange(expected: CopyState.requested.rawValue, desired: CopyState.copying.rawValue,
+                                             ordering: .acquiringAndReleasing).exchanged
+            return (taken, taken)
+        case .copying: return (true, false)
+        }
+    }
+
+    /// Audio thread: ends the work unless its caller gave up on it meanwhile.
+    static func end(_ cell: borrowing Atomic<Int>, _ state: CopyState) {
+        if !cell.compareExchange(expected: CopyState.copying.rawValue, desired: state.rawValue,
+                                 ordering: .acquiringAndReleasing).exchanged {
+            _ = cell.compareExchange(expected: CopyState.cancelled.rawValue, desired: CopyState.idle.rawValue,
+                                     ordering: .acquiringAndReleasing)
+        }
+    }
+
+    /// Caller, after storing `requested`: waits until the audio thread ends it (returning `done`
+    /// or `failed`, the cell idle again) or `timeout` passes. Then a request not yet taken is
+    /// withdrawn (`.idle`: the caller's buffers may go); one under way gets two seconds more, and
+    /// is cancelled after (`.cancelled`: the audio thread stopped mid-way and may resume, so the
+    /// buffers must stay).
+    static func wait(_ cell: borrowing Atomic<Int>, timeout: Duration) -> CopyState {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while true {
+            let state = CopyState(rawValue: cell.load(ordering: .acquiring)) ?? .idle
+            if state == .done || state == .failed {
+                cell.store(CopyState.idle.rawValue, ordering: .releasing)
+                return state
+            }
+            if clock.now >= deadline {
+                if cell.compareExchange(expected: CopyState.requested.rawValue, desired: CopyState.idle.rawValue,
+                                        ordering: .acquiringAndReleasing).exchanged {
+                    return .idle
+                }
+                if clock.now >= deadline + .seconds(2),
+                   cell.compareExchange(expected: CopyState.copying.rawValue, desired: CopyState.cancelled.rawValue,
+                                        ordering: .acquiringAndReleasing).exchanged {
+                    return .cancelled
+                }
+            }
+            Thread.sleep(forTimeInterval: 0.002)
+        }
+    }
 }
 
 extension LooperControl {
@@ -84,32 +145,9 @@ extension LooperControl {
             copyRight.store(Int(bitPattern: right), ordering: .relaxed)
             copyLength.store(length, ordering: .relaxed)
             copyState.store(CopyState.requested.rawValue, ordering: .releasing)
-            let clock = ContinuousClock()
-            let deadline = clock.now + timeout
-            while true {
-                let state = CopyState(rawValue: copyState.load(ordering: .acquiring)) ?? .idle
-                if state == .done || state == .failed { break }
-                if clock.now >= deadline {
-                    // Not begun: withdrawn, the audio thread will never see it.
-                    if copyState.compareExchange(expected: CopyState.requested.rawValue, desired: CopyState.idle.rawValue,
-                                                 ordering: .acquiringAndReleasing).exchanged {
-                        left.deallocate(); right.deallocate()
-                        return nil
-                    }
-                    // Begun: the audio thread is running it, so it ends within a few blocks.
-                    if clock.now >= deadline + .seconds(2) {
-                        if copyState.compareExchange(expected: CopyState.copying.rawValue, desired: CopyState.cancelled.rawValue,
-                                                     ordering: .acquiringAndReleasing).exchanged {
-                            // The audio thread stopped mid-copy and may resume it: the buffers
-                            // stay allocated (never freed under it); `cancelled` makes it stop.
-                            return nil
-                        }
-                    }
-                }
-                Thread.sleep(forTimeInterval: 0.002)
-            }
-            let state = CopyState(rawValue: copyState.load(ordering: .acquiring)) ?? .idle
-            copyState.store(CopyState.idle.rawValue, ordering: .releasing)
+            let state = SliceHandshake.wait(copyState, timeout: timeout)
+            // Cancelled mid-copy: the buffers stay allocated, never freed under the audio thread.
+            guard state != .cancelled else { return nil }
             defer { left.deallocate(); right.deallocate() }
             guard state == .done else { return nil }
             return LoopTrackAudio(track: track, start: copyStart.load(ordering: .relaxed), length: length,

@@ -98,32 +98,14 @@ extension Looper {
                     serviceLoad()
                 }
             }
-            let clock = ContinuousClock()
-            let deadline = clock.now + timeout
-            while true {
-                let state = CopyState(rawValue: control.loadState.load(ordering: .acquiring)) ?? .idle
-                if state == .done || state == .failed { break }
-                if clock.now >= deadline {
-                    // Not begun: withdrawn, the audio thread will never see it.
-                    if control.loadState.compareExchange(expected: CopyState.requested.rawValue, desired: CopyState.idle.rawValue,
-                                                         ordering: .acquiringAndReleasing).exchanged {
-                        free()
-                        return .timedOut
-                    }
-                    // Begun: it ends within a few blocks, unless the audio thread stopped mid-way;
-                    // then the buffers stay allocated (never freed under it) and `cancelled` stops it.
-                    if clock.now >= deadline + .seconds(2),
-                       control.loadState.compareExchange(expected: CopyState.copying.rawValue, desired: CopyState.cancelled.rawValue,
-                                                         ordering: .acquiringAndReleasing).exchanged {
-                        return .timedOut
-                    }
-                }
-                Thread.sleep(forTimeInterval: 0.002)
+            let state = SliceHandshake.wait(control.loadState, timeout: timeout)
+            // Cancelled mid-load: the buffers stay allocated, never freed under the audio thread.
+            if state != .cancelled { free() }
+            switch state {
+            case .done: return .loaded
+            case .failed: return .busy
+            default: return .timedOut
             }
-            let state = CopyState(rawValue: control.loadState.load(ordering: .acquiring)) ?? .idle
-            control.loadState.store(CopyState.idle.rawValue, ordering: .releasing)
-            free()
-            return state == .done ? .loaded : .busy
         }
     }
 
@@ -136,20 +118,11 @@ extension Looper {
     /// Audio thread, at a block's start: advances a load by one slice, and starts the loops once
     /// every one is on its tape.
     func serviceLoad() {
-        let raw = control.loadState.load(ordering: .acquiring)
-        guard raw != CopyState.idle.rawValue else { return }
-        switch CopyState(rawValue: raw) ?? .idle {
-        case .idle, .done, .failed: return
-        case .cancelled:
-            _ = control.loadState.compareExchange(expected: CopyState.cancelled.rawValue, desired: CopyState.idle.rawValue,
-                                                  ordering: .acquiringAndReleasing)
-            return
-        case .requested:
-            guard control.loadState.compareExchange(expected: CopyState.requested.rawValue, desired: CopyState.copying.rawValue,
-                                                    ordering: .acquiringAndReleasing).exchanged else { return }
+        let (work, began) = SliceHandshake.take(control.loadState)
+        guard work else { return }
+        if began {
             loadIndex = 0
             loadOffset = 0
-        case .copying: break
         }
         let count = control.loadCount.load(ordering: .relaxed)
         guard isEmpty, let items = UnsafeMutablePointer<LoopLoadItem>(bitPattern: control.loadItems.load(ordering: .relaxed)) else {
@@ -190,12 +163,5 @@ extension Looper {
         finishLoad(.done)
     }
 
-    /// Ends the load unless its caller gave up on it meanwhile.
-    private func finishLoad(_ state: CopyState) {
-        if !control.loadState.compareExchange(expected: CopyState.copying.rawValue, desired: state.rawValue,
-                                              ordering: .acquiringAndReleasing).exchanged {
-            _ = control.loadState.compareExchange(expected: CopyState.cancelled.rawValue, desired: CopyState.idle.rawValue,
-                                                  ordering: .acquiringAndReleasing)
-        }
-    }
+    private func finishLoad(_ state: CopyState) { SliceHandshake.end(control.loadState, state) }
 }

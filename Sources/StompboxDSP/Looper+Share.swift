@@ -68,20 +68,9 @@ extension Looper {
 
     /// Audio thread: advances a copy `LooperControl.copyTrack` asked for by one slice.
     func serviceCopy() {
-        var state = CopyState(rawValue: control.copyState.load(ordering: .acquiring)) ?? .idle
-        switch state {
-        case .idle, .done, .failed: return
-        case .cancelled:
-            _ = control.copyState.compareExchange(expected: CopyState.cancelled.rawValue, desired: CopyState.idle.rawValue,
-                                                  ordering: .acquiringAndReleasing)
-            return
-        case .requested:
-            guard control.copyState.compareExchange(expected: CopyState.requested.rawValue, desired: CopyState.copying.rawValue,
-                                                    ordering: .acquiringAndReleasing).exchanged else { return }
-            copyOffset = 0
-            state = .copying
-        case .copying: break
-        }
+        let (work, began) = SliceHandshake.take(control.copyState)
+        guard work else { return }
+        if began { copyOffset = 0 }
         let t = control.copyTrackIndex.load(ordering: .relaxed)
         let length = control.copyLength.load(ordering: .relaxed)
         guard (0..<LooperControl.trackCount).contains(t), tracks[t].hasLoop, tracks[t].length == length,
@@ -109,12 +98,5 @@ extension Looper {
         }
     }
 
-    /// Ends the copy unless its caller gave up on it meanwhile.
-    private func finishCopy(_ state: CopyState) {
-        if !control.copyState.compareExchange(expected: CopyState.copying.rawValue, desired: state.rawValue,
-                                              ordering: .acquiringAndReleasing).exchanged {
-            _ = control.copyState.compareExchange(expected: CopyState.cancelled.rawValue, desired: CopyState.idle.rawValue,
-                                                  ordering: .acquiringAndReleasing)
-        }
-    }
+    private func finishCopy(_ state: CopyState) { SliceHandshake.end(control.copyState, state) }
 }
