@@ -43,10 +43,12 @@ extension TracksPanel {
 }
 
 /// Waits for the panel's file work, so a save or a take being packed when the window closes is
-/// finished before the process ends.
+/// finished before the process ends; but a disk that does not answer does not keep the program
+/// from ending (a save goes to a temporary file, so the file it replaces is left whole).
 public enum PanelFileWork {
     static let group = DispatchGroup()
-    public static func wait() { group.wait() }
+    /// Returns false when the work was still running after `seconds`.
+    public static func wait(seconds: Double = 60) -> Bool { group.wait(timeout: .now() + seconds) == .success }
 }
 
 /// A job's work, handed to its thread: the panel touches nothing the job holds until it is done.

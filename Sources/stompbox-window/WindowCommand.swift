@@ -67,7 +67,9 @@ struct WindowCommand: ParsableCommand {
         app.publicKeyFile = publicKeyFile
         let status = app.run()
         // A save or a take being packed when the window closed is finished first.
-        PanelFileWork.wait()
+        if !PanelFileWork.wait() {
+            FileHandle.standardError.write(Data("stompbox: a session was still being written after a minute (is the disk answering?); it is left unfinished: the session file is as it was before, and a take not yet added stays in its .recording folder for 'stompbox session recover'\n".utf8))
+        }
         // A take still running when the window closed: its files are finished and kept, for
         // the next Record or `session recover` to save into the session.
         if let folder = engine.recorder?.folder, engine.stopRecording() != nil {
