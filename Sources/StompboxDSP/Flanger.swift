@@ -76,7 +76,26 @@ public final class Flanger: StereoEffect {
         depth.prepare(sampleRate: sampleRate)
         feedback.prepare(sampleRate: sampleRate, rampTime: 0.05)
         mix.prepare(sampleRate: sampleRate)
+        Flanger.warmUp(line: line, lineRight: lineRight, mask: lineMask)
         reset()
+    }
+
+    /// Runs each vector width's path once on silence. Their generic lane code has the Swift
+    /// runtime make type metadata the first time it runs, which allocates: here, off the audio
+    /// thread, instead of in the audio thread's first blocks. `reset` clears the lines after.
+    private static func warmUp(line: UnsafeMutablePointer<Float>, lineRight: UnsafeMutablePointer<Float>, mask: Int) {
+        let n = 32
+        let x = UnsafeMutablePointer<Float>.allocate(capacity: 2 * n)
+        x.initialize(repeating: 0, count: 2 * n)
+        defer { x.deallocate() }
+        let ramps = Ramps(fb: 0, dFb: 0, mix: 0, dMix: 0, norm: 1, dNorm: 0)
+        _ = runBoth(SIMD16<Float>.self, x, x + n, n, line: line, rightOffset: lineRight - line, mask: mask, writeIndex: 0,
+                    delays: (16, 16), steps: (0, 0), ramps)
+        _ = runBoth(SIMD8<Float>.self, x, x + n, n, line: line, rightOffset: lineRight - line, mask: mask, writeIndex: 0,
+                    delays: (8, 8), steps: (0, 0), ramps)
+        var w = 0
+        _ = runLanes(x, x, n, line: line, rightOffset: 0, mask: mask, writeIndex: &w,
+                     delay: SIMD4(repeating: 8), dDelay: SIMD4(repeating: 0), ramps)
     }
 
     public func reset() {

@@ -14,6 +14,11 @@
 @inline(__always) func mulAdd(_ a: SIMD4<Float>, _ b: SIMD4<Float>, _ c: SIMD4<Float>) -> SIMD4<Float> { c.addingProduct(a, b) }
 @inline(__always) func mulAdd(_ a: SIMD8<Float>, _ b: SIMD8<Float>, _ c: SIMD8<Float>) -> SIMD8<Float> { c.addingProduct(a, b) }
 @inline(__always) func mulAdd(_ a: SIMD16<Float>, _ b: SIMD16<Float>, _ c: SIMD16<Float>) -> SIMD16<Float> { c.addingProduct(a, b) }
+// The EQ's two-lane recursion: lane by lane, as the vector's `addingProduct` instantiates type
+// metadata the first time it runs (heap allocations on the audio thread's first blocks).
+@inline(__always) func mulAdd(_ a: SIMD2<Double>, _ b: SIMD2<Double>, _ c: SIMD2<Double>) -> SIMD2<Double> {
+    SIMD2(c.x.addingProduct(a.x, b.x), c.y.addingProduct(a.y, b.y))
+}
 #else
 @inline(__always) func mulAdd(_ a: Float, _ b: Float, _ c: Float) -> Float { a * b + c }
 @_specialize(where V == SIMD4<Float>) @_specialize(where V == SIMD8<Float>) @_specialize(where V == SIMD16<Float>)
@@ -22,4 +27,5 @@
 @inline(__always) func mulAdd(_ a: SIMD4<Float>, _ b: SIMD4<Float>, _ c: SIMD4<Float>) -> SIMD4<Float> { a * b + c }
 @inline(__always) func mulAdd(_ a: SIMD8<Float>, _ b: SIMD8<Float>, _ c: SIMD8<Float>) -> SIMD8<Float> { a * b + c }
 @inline(__always) func mulAdd(_ a: SIMD16<Float>, _ b: SIMD16<Float>, _ c: SIMD16<Float>) -> SIMD16<Float> { a * b + c }
+@inline(__always) func mulAdd(_ a: SIMD2<Double>, _ b: SIMD2<Double>, _ c: SIMD2<Double>) -> SIMD2<Double> { a * b + c }
 #endif
