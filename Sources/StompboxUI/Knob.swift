@@ -84,7 +84,7 @@ final class Knob {
     private func connectSignals() {
         let w = raw(widget)
         onEvent(w, "draw") { [unowned self] cr in draw(OpaquePointer(cr!)); return true }
-        onEvent(w, "scroll-event") { [unowned self] event in scroll(cast(event)); return true }
+        onEvent(w, "scroll-event") { [unowned self] event in scroll(cast(event)) }
         onEvent(w, "key-press-event") { [unowned self] event in key(cast(event)) }
         onEvent(w, "focus-in-event") { [unowned self] _ in gtk_widget_queue_draw(widget); return false }
         onEvent(w, "focus-out-event") { [unowned self] _ in gtk_widget_queue_draw(widget); return false }
@@ -198,17 +198,25 @@ final class Knob {
         turn(by: Float(delta))
     }
 
-    private func scroll(_ event: UnsafeMutablePointer<GdkEventScroll>) {
+    /// Only the vertical wheel turns the knob. A sideways scroll (a touchpad swipe, a tilted
+    /// wheel) is not handled, so it reaches the board, which moves: a player scrolling to the
+    /// Looper does not change their tone on the way. Returns whether the knob took the event.
+    private func scroll(_ event: UnsafeMutablePointer<GdkEventScroll>) -> Bool {
         let e = event.pointee
         var steps: Double
         switch e.direction {
-        case GDK_SCROLL_UP, GDK_SCROLL_RIGHT: steps = 1
-        case GDK_SCROLL_DOWN, GDK_SCROLL_LEFT: steps = -1
-        default: steps = -e.delta_y
+        case GDK_SCROLL_UP: steps = 1
+        case GDK_SCROLL_DOWN: steps = -1
+        case GDK_SCROLL_SMOOTH:
+            // Mostly sideways: the board's. Mostly vertical: the knob's.
+            guard abs(e.delta_y) > abs(e.delta_x) else { return false }
+            steps = -e.delta_y
+        default: return false
         }
         let step = isFine(GdkModifierType(rawValue: e.state)) ? 0.002 : 0.02
         turn(by: Float(steps * step))
         flashReadout()
+        return true
     }
 
     private func key(_ event: UnsafeMutablePointer<GdkEventKey>) -> Bool {

@@ -115,6 +115,30 @@ struct TouchWindowTests {
         #expect(session.selectedSlot == selected)
     }
 
+    @Test("a sideways scroll over a knob moves the board and leaves the knob; the vertical wheel turns it")
+    func sidewaysScrollOverAKnobMovesTheBoard() throws {
+        let session = try PedalboardSession(screen: (1280, 720), presets: WindowFitTests.presets)
+        defer { session.stop() }
+        _ = try session.settledPoint(["more"])
+        let start = try session.settledPoint(["overdrive", "origin"])
+        let drive = try session.point("overdrive", "controls", "overdrive.drive")
+        let first = try #require(session.parameter("overdrive.drive"))
+        // The vertical wheel turns it.
+        try session.xdotool("mousemove", "\(drive.x)", "\(drive.y)", "click", "4")
+        #expect(waitUntil(seconds: 3) { (session.parameter("overdrive.drive") ?? first) > first })
+        let before = try #require(session.parameter("overdrive.drive"))
+        // Wheel buttons 7 (right): a tilted wheel or a touchpad's sideways swipe.
+        try session.xdotool("click", "--repeat", "6", "--delay", "30", "7")
+        var now = start
+        #expect(waitUntil(seconds: 3) {
+            now = (try? session.point("overdrive", "origin")).map { [$0.x, $0.y] } ?? start
+            return now[0] < start[0]
+        }, "the Overdrive stayed at \(start) after scrolling right over its Drive knob")
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(session.parameter("overdrive.drive") == before, "the knob turned: \(session.parameter("overdrive.drive") ?? .nan), was \(before)")
+        print("sideways scroll over the Drive knob: the Overdrive moved from x=\(start[0]) to x=\(now[0]); drive stayed \(before)")
+    }
+
     @Test("a one-finger swipe to the left scrolls the board on a 1280×720 screen")
     func swipeScrollsTheBoard() throws {
         let session = try PedalboardSession(screen: (1280, 720), presets: WindowFitTests.presets, touch: true)
