@@ -227,9 +227,9 @@ public struct Preset: Equatable, Sendable {
             return b ? 1 : 0
         case (.toggle, _):
             throw .wrongType(field: spec.id, expected: "true or false, found \(value.kindName)")
-        case (.choice(let names), .string(let s)):
-            guard let i = names.firstIndex(of: s) else {
-                throw .parameter(.badValue(id: spec.id, value: s, expected: names.joined(separator: ", ")))
+        case (.choice, .string(let s)):
+            guard let i = spec.choiceIndex(s) else {
+                throw .parameter(.badValue(id: spec.id, value: s, expected: spec.choiceWords))
             }
             return Float(i)
         case (.choice(let names), _):

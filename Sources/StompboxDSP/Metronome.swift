@@ -152,6 +152,8 @@ public enum TempoSync {
     public static let names = ["off", "quarter", "eighth", "dotted-eighth", "sixteenth", "eighth-triplet"]
     /// Short labels for a pedal's menu.
     public static let labels = ["free", "1/4", "1/8", "1/8 ·", "1/16", "1/8 ³"]
+    /// The same as musicians write them, accepted wherever the names are (`ParameterSpec.choiceIndex`).
+    public static let notation = ["free", "1/4", "1/8", "1/8.", "1/16", "1/8t"]
     /// Each note value's length in beats (0: off). A switch, not a static array: the audio
     /// thread reads it, and a static is made on its first use, wherever that is.
     @inline(__always)

@@ -142,9 +142,9 @@ public struct ParameterSpec: Sendable, Equatable {
             default: throw .badValue(id: id, value: text, expected: "on or off")
             }
         case .choice(let names):
-            if let i = names.firstIndex(of: t) { return Float(i) }
+            if let i = choiceIndex(t) { return Float(i) }
             if let i = Int(t), names.indices.contains(i) { return Float(i) }
-            throw .badValue(id: id, value: text, expected: names.joined(separator: ", "))
+            throw .badValue(id: id, value: text, expected: choiceWords)
         case .linear, .logarithmic:
             guard let v = Float(t), v.isFinite else {
                 throw .badValue(id: id, value: text, expected: "a number")
@@ -152,6 +152,22 @@ public struct ParameterSpec: Sendable, Equatable {
             try check(v)
             return v
         }
+    }
+
+    /// A choice's index from its name, or for a tempo-synced choice (`TempoSync`) from the note
+    /// value as musicians write it (`1/4`, `1/8`, `1/8.` dotted, `1/16`, `1/8t` triplet, `free`).
+    /// Nil when it is neither, or this is not a choice.
+    public func choiceIndex(_ text: String) -> Int? {
+        guard case .choice(let names) = scale else { return nil }
+        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if let i = names.firstIndex(of: t) { return i }
+        return names == TempoSync.names ? TempoSync.notation.firstIndex(of: t) : nil
+    }
+
+    /// What a choice accepts, for a message.
+    public var choiceWords: String {
+        guard let names = choices else { return "" }
+        return names.joined(separator: ", ") + (names == TempoSync.names ? " (or " + TempoSync.notation.joined(separator: ", ") + ")" : "")
     }
 
     /// Throws `outOfRange` naming this parameter when `value` is not legal.

@@ -35,6 +35,18 @@ import StompboxDSP
         #expect(try decode(#"{"format":"stompbox-preset","version":2,"name":"x","chain":[]}"#).board == [])
     }
 
+    /// Sync menus take note values as musicians write them, as well as their words; a wrong
+    /// one names what is accepted.
+    @Test func syncValuesAsMusiciansWriteThem() throws {
+        for (text, index) in [("1/4", 1), ("1/8", 2), ("1/8.", 3), ("1/16", 4), ("1/8t", 5), ("free", 0), ("dotted-eighth", 3)] {
+            let p = try decode(#"{"format":"stompbox-preset","version":1,"name":"x","parameters":{"delay.sync":"\#(text)","tremolo.sync":"\#(text)"}}"#)
+            #expect(p[.delaySync] == Float(index) && p[.tremoloSync] == Float(index), "\(text)")
+        }
+        let message: String
+        do { _ = try decode(#"{"format":"stompbox-preset","version":1,"name":"x","parameters":{"delay.sync":"1/5"}}"#); message = "no error" } catch { message = error.description }
+        #expect(message.contains("1/5") && message.contains("1/8t"), "\(message)")
+    }
+
     @Test func version1LoadsWithTheClassicOrder() throws {
         let p = try decode(#"{"format":"stompbox-preset","version":1,"name":"x","parameters":{"delay.enabled":true}}"#)
         #expect(p.board == PedalKind.classic)

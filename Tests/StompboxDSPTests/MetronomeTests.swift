@@ -119,4 +119,12 @@ import StompboxTestSupport
         let z = Render.through(c, [Float](repeating: 0.5, count: 4 * 48_000))
         #expect(abs(period(Array(z[24_000...])) - seconds * 100 / 150) < 0.001, "period \(period(Array(z[24_000...])))")
     }
+
+    /// The CLI's and scripts' `--set delay.sync=1/8.`: note values as musicians write them.
+    @Test func syncChoicesReadNoteValues() throws {
+        let spec = Parameter.delaySync.spec
+        #expect(try ["1/4", "1/8", "1/8.", "1/16", "1/8T", " 1/8t ", "free", "off", "eighth", "3"].map { try spec.parse($0) } == [1, 2, 3, 4, 5, 5, 0, 0, 2, 3])
+        #expect(throws: ParameterError.self) { try spec.parse("1/32") }
+        #expect(Parameter.looperRoundTo.spec.choiceIndex("1/4") == nil, "only the sync menus read note values")
+    }
 }
