@@ -17,8 +17,8 @@ public enum AudioData {
     }
 
     /// Decodes a file's bytes a block at a time, handing each block (interleaved), its first
-    /// frame and the channels to `body`, so a file of hours is never whole in memory; returns its rate and
-    /// channels. `maximumFrames` as `decode`.
+    /// frame and the channels to `body`, so a file of hours is never whole in memory; returns
+    /// its rate and channels. `maximumFrames` as `decode`.
     @discardableResult
     public static func read(_ bytes: Data, name: String, maximumFrames: Int? = nil,
                             _ body: (UnsafeBufferPointer<Float>, Int, Int) -> Void) throws(AudioFileError) -> (sampleRate: Int, channels: Int) {
@@ -99,7 +99,6 @@ public enum AudioData {
     }
 }
 
-/// A growable byte array that libsndfile reads and writes as if it were a file.
 /// A file's bytes decoded a block at a time from any frame (a session track mixed as it plays).
 /// One thread at a time.
 public final class AudioDataReader {
@@ -138,7 +137,8 @@ public final class AudioDataReader {
     }
 }
 
-/// Reading holds the caller's `Data` as it is (a file mapped from disk stays mapped, not copied).
+/// Bytes that libsndfile reads and writes as if they were a file. Reading holds the caller's
+/// `Data` as it is (a file mapped from disk stays mapped, not copied).
 private final class MemoryFile {
     var bytes: Data
     var position = 0

@@ -46,28 +46,26 @@ final class BackingRing: @unchecked Sendable {
 
     deinit { storage.deallocate() }
 
-    /// Producer: makes frames until the ring is full or the backing ends; returns how many.
-    @discardableResult
-    func fill(chunk: Int = 8192) -> Int {
+    /// Producer: makes frames until the ring is full or the backing ends (each chunk handed
+    /// over as soon as it is made).
+    func fill(chunk: Int = 8192) {
         var m = made.load(ordering: .relaxed)
         let p = played.load(ordering: .acquiring)
-        if m < p { m = min(p, total) }
-        var added = 0
+        if m < p {
+            m = min(p, total)
+            made.store(m, ordering: .releasing)
+        }
         while m < total {
-            let room = capacity - (m - p)
-            let n = min(chunk, room, total - m, capacity - m % capacity)
+            let n = min(chunk, capacity - (m - p), total - m, capacity - m % capacity)
             guard n > 0 else { break }
             source.render(into: storage + 2 * (m % capacity), from: m, count: n)
             m += n
-            added += n
             made.store(m, ordering: .releasing)
         }
-        made.store(m, ordering: .releasing)
-        return added
     }
 
-    /// True when every frame is made.
-    var isDone: Bool { made.load(ordering: .relaxed) >= total }
+    /// How far the backing is made (frames from its start).
+    var madeFrames: Int { made.load(ordering: .acquiring) }
 
     /// Audio thread: adds the next `frames` frames to the output (see `Recorder.playBacking`).
     @inline(__always)

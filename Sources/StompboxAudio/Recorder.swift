@@ -146,6 +146,9 @@ public final class Recorder: @unchecked Sendable {
     /// silence; the backing stays in time).
     public var backingMissed: Int { backing?.missed.load(ordering: .relaxed) ?? 0 }
 
+    /// How far the backing is made ahead of the audio thread (frames from its start).
+    public var backingMade: Int { backing?.madeFrames ?? 0 }
+
     // MARK: Control
 
     public var status: RecordingStatus {

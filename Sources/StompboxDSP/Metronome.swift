@@ -152,7 +152,7 @@ public enum TempoSync {
     public static let names = ["off", "quarter", "eighth", "dotted-eighth", "sixteenth", "eighth-triplet"]
     /// Short labels for a pedal's menu.
     public static let labels = ["free", "1/4", "1/8", "1/8 ·", "1/16", "1/8 ³"]
-    /// The same as musicians write them, accepted wherever the names are (`ParameterSpec.choiceIndex`).
+    /// The same as musicians write them: the sync menus' other names (`ParameterSpec.choiceAliases`).
     public static let notation = ["free", "1/4", "1/8", "1/8.", "1/16", "1/8t"]
     /// Each note value's length in beats (0: off). A switch, not a static array: the audio
     /// thread reads it, and a static is made on its first use, wherever that is.
@@ -170,7 +170,7 @@ public enum TempoSync {
 
     /// The pedal control `key` ("sync") choosing one of them, off by default.
     static func control(_ key: String = "sync") -> PedalControl {
-        PedalControl(key, "Sync", .none, 0...Float(names.count - 1), default: 0, .choice(names))
+        PedalControl(key, "Sync", .none, 0...Float(names.count - 1), default: 0, .choice(names), choiceAliases: notation)
     }
 
     /// The note value's length in seconds at `bpm`, or nil when `choice` is off.

@@ -43,9 +43,12 @@ public struct ParameterSpec: Sendable, Equatable {
     public let maximum: Float
     public let defaultValue: Float
     public let scale: ParameterScale
+    /// For a choice: other names its choices are known by, in the same order (the sync menus'
+    /// note values as musicians write them); empty for none.
+    public let choiceAliases: [String]
 
     public init(id: String, pedal: String?, name: String, shortName: String, unit: ParameterUnit,
-                minimum: Float, maximum: Float, defaultValue: Float, scale: ParameterScale) {
+                minimum: Float, maximum: Float, defaultValue: Float, scale: ParameterScale, choiceAliases: [String] = []) {
         self.id = id
         self.pedal = pedal
         self.name = name
@@ -55,6 +58,7 @@ public struct ParameterSpec: Sendable, Equatable {
         self.maximum = maximum
         self.defaultValue = defaultValue
         self.scale = scale
+        self.choiceAliases = choiceAliases
     }
 
     public var isToggle: Bool { scale == .toggle }
@@ -154,20 +158,18 @@ public struct ParameterSpec: Sendable, Equatable {
         }
     }
 
-    /// A choice's index from its name, or for a tempo-synced choice (`TempoSync`) from the note
-    /// value as musicians write it (`1/4`, `1/8`, `1/8.` dotted, `1/16`, `1/8t` triplet, `free`).
-    /// Nil when it is neither, or this is not a choice.
+    /// A choice's index from its name or its other name (`choiceAliases`); nil when it is
+    /// neither, or this is not a choice.
     public func choiceIndex(_ text: String) -> Int? {
         guard case .choice(let names) = scale else { return nil }
         let t = text.trimmingCharacters(in: .whitespaces).lowercased()
-        if let i = names.firstIndex(of: t) { return i }
-        return names == TempoSync.names ? TempoSync.notation.firstIndex(of: t) : nil
+        return names.firstIndex(of: t) ?? choiceAliases.firstIndex(of: t)
     }
 
     /// What a choice accepts, for a message.
     public var choiceWords: String {
         guard let names = choices else { return "" }
-        return names.joined(separator: ", ") + (names == TempoSync.names ? " (or " + TempoSync.notation.joined(separator: ", ") + ")" : "")
+        return names.joined(separator: ", ") + (choiceAliases.isEmpty ? "" : " (or " + choiceAliases.joined(separator: ", ") + ")")
     }
 
     /// Throws `outOfRange` naming this parameter when `value` is not legal.

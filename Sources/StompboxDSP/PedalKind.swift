@@ -235,9 +235,11 @@ public struct PedalControl: Sendable {
     public let scale: ParameterScale
     /// The full name, when it is not "<pedal name> <short name>".
     public let name: String?
+    /// A choice's other names (`ParameterSpec.choiceAliases`).
+    public let choiceAliases: [String]
 
     public init(_ key: String, _ shortName: String, _ unit: ParameterUnit = .none, _ range: ClosedRange<Float>,
-                default defaultValue: Float, _ scale: ParameterScale = .linear, name: String? = nil) {
+                default defaultValue: Float, _ scale: ParameterScale = .linear, name: String? = nil, choiceAliases: [String] = []) {
         self.key = key
         self.shortName = shortName
         self.unit = unit
@@ -245,11 +247,13 @@ public struct PedalControl: Sendable {
         self.defaultValue = defaultValue
         self.scale = scale
         self.name = name
+        self.choiceAliases = choiceAliases
     }
 
     func spec(pedal: String, pedalName: String) -> ParameterSpec {
         ParameterSpec(id: "\(pedal).\(key)", pedal: pedal, name: name ?? "\(pedalName) \(shortName)", shortName: shortName,
-                      unit: unit, minimum: range.lowerBound, maximum: range.upperBound, defaultValue: defaultValue, scale: scale)
+                      unit: unit, minimum: range.lowerBound, maximum: range.upperBound, defaultValue: defaultValue, scale: scale,
+                      choiceAliases: choiceAliases)
     }
 }
 

@@ -3,8 +3,8 @@ import StompboxAudio
 
 /// A session's tracks summed to stereo a block at a time: each track decoded as the mix reaches
 /// it (from its stored bytes, in place), its gain and pan applied, in track order. The same
-/// samples as `Session.mixdown` gives whole, however the blocks fall, so a take's backing, a
-/// mixdown file and a stem can be made for a session of hours without holding it.
+/// samples however the blocks fall, so a take's backing, a mixdown file and a stem can be made
+/// for a session of hours without holding it (`Session.mixdown` is made from it too).
 public final class SessionMix: BackingSource {
     private struct Part {
         var track: SessionTrack
@@ -65,7 +65,8 @@ public final class SessionMix: BackingSource {
                     }
                 }
                 if got < end - start { (samples + got * channels).update(repeating: 0, count: (end - start - got) * channels) }
-                // The same arithmetic, in the same order, as `Session.mixdown`.
+                // Channels beyond two alternate between the sides and are averaged on each, as
+                // the renderer spreads a stereo output over more channels.
                 for k in 0..<(end - start) {
                     var l: Float = 0, r: Float = 0
                     let frame = k * channels

@@ -95,7 +95,8 @@ extension Session {
         }
         var stems = 0
         if let stemsFolder {
-            let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
+            // The format's own extension (a mix written as .wave gives .wav stems).
+            let ext = (try? AudioFileFormat(path: path))?.rawValue ?? URL(fileURLWithPath: path).pathExtension.lowercased()
             for track in manifest.tracks {
                 let file = URL(fileURLWithPath: stemsFolder).appendingPathComponent("\(track.id).\(ext)").path
                 try write(try SessionMix(self, includeMuted: true, only: track.id), to: file, measure: false)

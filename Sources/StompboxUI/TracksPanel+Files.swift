@@ -94,12 +94,9 @@ extension TracksPanel {
         }) { [unowned self] result in
             switch result {
             case .success(let (opened, loops, outcome)):
-                session = opened
-                sessionHasFile = true
-                unsaved = false
-                loopOrigin = nil
-                say(describeLoops(opened, loops, outcome, why: why))
-                showSession()
+                let (message, muted) = adoptLoops(opened, loops, outcome, why: why)
+                show(opened, unsaved: muted)
+                say(message)
             case .failure(let error):
                 // The session shown before stays as it was.
                 say(Self.describe(error), error: true)
@@ -107,29 +104,40 @@ extension TracksPanel {
         }
     }
 
-    /// What became of an opened session's loop tracks. Those the Looper took are muted in the
-    /// session's mix from now on, as the Looper plays them (a take's wet track will hold them).
-    private func describeLoops(_ opened: Session, _ loops: SessionLoops?, _ outcome: LoopLoadOutcome?, why: String?) -> String? {
+    /// Shows `opened` as the panel's session, as read from (or just written to) its file.
+    func show(_ opened: Session, unsaved: Bool = false) {
+        session = opened
+        sessionHasFile = true
+        self.unsaved = unsaved
+        showSession()
+    }
+
+    /// Takes in what became of an opened session's loop tracks: those the Looper took are muted
+    /// in the session's mix from now on, as the Looper plays them (a take's wet track will hold
+    /// them), and where they started is kept for Save (`loopOrigin`). Returns what to tell the
+    /// player, and whether the session's mix changed.
+    private func adoptLoops(_ opened: Session, _ loops: SessionLoops?, _ outcome: LoopLoadOutcome?,
+                            why: String?) -> (message: String?, muted: Bool) {
+        loopOrigin = nil
         let count = opened.manifest.tracks.filter { $0.kind == .loop }.count
-        guard count > 0 else { return nil }
+        guard count > 0 else { return (nil, false) }
         let plural = { (n: Int) in "\(n) loop track\(n == 1 ? "" : "s")" }
         guard let loops, let outcome else {
             let reason = why ?? (opened.manifest.sampleRate != Int(engine.chain.sampleRate)
                 ? "the session is at \(opened.manifest.sampleRate) Hz and the audio at \(Int(engine.chain.sampleRate)) Hz"
                 : "none fits the Looper")
-            return "\(plural(count)) shown as session tracks (\(reason))."
+            return ("\(plural(count)) shown as session tracks (\(reason)).", false)
         }
         switch outcome {
         case .loaded:
             for track in loops.tracks { try? opened.setMix(of: track.id, gainDB: track.gainDB, pan: track.pan, mute: true) }
-            unsaved = !loops.tracks.isEmpty
             loopOrigin = (clock: control.loadClock, frame: loops.origin, cycle: loops.cycle)
             var text = "\(plural(loops.tracks.count)) back in the Looper, in step (muted in the session's mix: the Looper plays them)."
             if !loops.left.isEmpty { text += " Left as session tracks: " + loops.left.map { "\($0.id) (\($0.reason))" }.joined(separator: ", ") + "." }
-            return text
-        case .busy: return "\(plural(count)) shown as session tracks (the Looper started a loop meanwhile)."
-        case .invalid(let reason): return "\(plural(count)) shown as session tracks (\(reason))."
-        case .timedOut: return "\(plural(count)) shown as session tracks (the Looper did not take them: is the audio running?)."
+            return (text, !loops.tracks.isEmpty)
+        case .busy: return ("\(plural(count)) shown as session tracks (the Looper started a loop meanwhile).", false)
+        case .invalid(let reason): return ("\(plural(count)) shown as session tracks (\(reason)).", false)
+        case .timedOut: return ("\(plural(count)) shown as session tracks (the Looper did not take them: is the audio running?).", false)
         }
     }
 

@@ -73,10 +73,7 @@ extension TracksPanel {
         }) { [unowned self] result in
             switch result {
             case .success(let (packed, opened)):
-                session = opened
-                sessionHasFile = true
-                unsaved = false
-                showSession()
+                show(opened)
                 say(before + "Recorded \(String(format: "%.1f", packed.seconds)) s: \(packed.tracks.map(\.id).joined(separator: ", "))."
                     + (lost > 0 ? " \(lost) frames were lost: the disk was too slow." : ""), error: problem != nil)
             case .failure(let error):
@@ -87,10 +84,7 @@ extension TracksPanel {
 
     private func reopen(_ path: String) {
         do {
-            session = try Session.open(path)
-            sessionHasFile = true
-            unsaved = false
-            showSession()
+            show(try Session.open(path))
         } catch {
             say(error.description, error: true)
         }

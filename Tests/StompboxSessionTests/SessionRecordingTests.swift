@@ -90,34 +90,48 @@ import Testing
         #expect(abs(crossings - 2_000) <= 6, "\(crossings) crossings")
     }
 
-    /// A backing made slower than it plays (a stall longer than its ring): what is not ready is
-    /// silence, and what is heard is still the backing's frame for the take's frame.
+    /// A backing that falls behind (its maker held up longer than its ring lasts): what is not
+    /// ready is silence, and what is heard is still the backing's frame for the take's frame.
+    /// The stall is a gate the test holds shut, so where it falls does not depend on how fast
+    /// this machine is.
     @Test func aBackingThatFallsBehindStaysInTime() throws {
-        final class Slow: BackingSource {
+        final class Gated: BackingSource, @unchecked Sendable {
             let frames = 48_000
-            var stalled = false
+            /// Rendering past the ring's first fill waits for this.
+            let gate = DispatchSemaphore(value: 0)
             func render(into: UnsafeMutablePointer<Float>, from: Int, count: Int) {
-                // Once, a stall of 150 ms (a disk, a busy machine) a little way in.
-                if from >= 8_000 && !stalled { stalled = true; Thread.sleep(forTimeInterval: 0.15) }
+                if from == 8_192 { gate.wait() }
                 for k in 0..<count { into[2 * k] = Float(from + k + 1) / 100_000; into[2 * k + 1] = -into[2 * k] }
             }
         }
+        let source = Gated()
         let folder = TemporaryFolder("stompbox-take")
+        // A ring of 8,192 frames: filled before the take starts, then the maker waits at the gate.
         let recorder = try Recorder(folder: folder.file("s.recording"), sampleRate: 48_000, author: "bob",
-                                    backingSource: Slow(), backingSeconds: 8_192.0 / 48_000)
+                                    backingSource: source, backingSeconds: 8_192.0 / 48_000)
         var heard: [Float] = []
-        for _ in 0..<(48_000 / 256) {
+        func play() {
             var left = [Float](repeating: 0, count: 256), right = left
             left.withUnsafeMutableBufferPointer { l in right.withUnsafeMutableBufferPointer { r in
                 _ = recorder.playBacking(left: l.baseAddress!, right: r.baseAddress!, frames: 256)
             } }
             heard += left
-            Thread.sleep(forTimeInterval: 0.002)
+        }
+        // 48 blocks (12,288 frames) while the maker is held: the last 4,096 find nothing.
+        for _ in 0..<48 { play() }
+        source.gate.signal()
+        // From then on each block waits until its frames are made (5 s at most).
+        while heard.count < 48_000 / 256 * 256 {
+            let end = heard.count + 256
+            let deadline = Date().addingTimeInterval(5)
+            while recorder.backingMade < end && Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
+            play()
         }
         _ = recorder.finish()
         let missed = recorder.backingMissed
         let played = heard.enumerated().filter { $0.element != 0 }
         #expect(missed > 0 && !played.isEmpty && played.count + missed == heard.count, "missed \(missed), played \(played.count), zero \(heard.filter { $0 == 0 }.count)")
+        #expect(missed == 4_096 && heard[8_192..<12_288].allSatisfy { $0 == 0 }, "missed \(missed)")
         #expect(played.allSatisfy { $0.element == Float($0.offset + 1) / 100_000 }, "every frame heard is the backing's own")
         #expect(played.contains { $0.offset > 24_000 }, "it catches up after falling behind")
     }
