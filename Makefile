@@ -8,7 +8,7 @@ TEST_DEPS  := $(BUILD_DEPS) jackd2 lv2file x42-plugins guitarix-lv2 calf-plugins
 BENCH_DEPS := $(TEST_DEPS) matchbox-window-manager
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: run check test soak bench build deps-run deps-test deps-bench check-swift clean
+.PHONY: run check test soak bench build artwork deps-run deps-test deps-bench check-swift clean
 
 run: deps-run check-swift
 	$(SWIFT) build -c release --product stompbox-window
@@ -50,6 +50,11 @@ bench: deps-bench check-swift
 
 build: check-swift
 	$(SWIFT) build
+
+# The pedals' SVGs in Resources/, generated from their faces (a test checks they are current).
+artwork: check-swift
+	$(SWIFT) build --product stompbox
+	.build/debug/stompbox artwork Resources
 
 check-swift:
 	@command -v $(SWIFT) >/dev/null || { echo "Swift 6 is needed (swift.org toolchain for Debian 12); 'swift' is not on PATH." >&2; exit 1; }

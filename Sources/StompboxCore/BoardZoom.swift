@@ -15,19 +15,56 @@ public enum BoardZoom {
     /// `pedalHeight` tall at zoom 1, `spacing` apart inside a `border` that do not scale.
     public static func fit(view: (width: Int, height: Int), pedalWidths: [Int], pedalHeight: Int,
                            spacing: Int, border: Int) -> Double {
-        guard !pedalWidths.isEmpty, pedalHeight > 0 else { return 1 }
-        let fixed = 2 * border + spacing * (pedalWidths.count - 1)
-        // The largest step at which the pedals, each sized to whole pixels as the window sizes
-        // them, fit the view both ways.
+        largest(view: view, rows: [pedalWidths], pedalHeight: pedalHeight, spacing: spacing, border: border).zoom
+    }
+
+    /// How a board is laid out: its zoom, and the pedals (by their place in the chain) each row holds.
+    public struct Arrangement: Equatable, Sendable {
+        public let zoom: Double
+        /// Consecutive ranges of the board, in chain order: one row, or two like a two-tier board.
+        public let rows: [Range<Int>]
+        /// Whether the arrangement fits the view whole at `zoom` (if not, the view scrolls).
+        public let fits: Bool
+
+        public init(zoom: Double, rows: [Range<Int>], fits: Bool) {
+            (self.zoom, self.rows, self.fits) = (zoom, rows, fits)
+        }
+    }
+
+    /// The arrangement for a view: one row, or two rows where one row would have to scroll or
+    /// two rows let the pedals grow larger (they use the height of a tall window), each at the
+    /// largest zoom that fits the view (one row when both are as large). Rows are `spacing` apart,
+    /// like the pedals. Where neither fits at `minimum`, one row scrolls sideways at `minimum`.
+    public static func arrange(view: (width: Int, height: Int), pedalWidths: [Int], pedalHeight: Int,
+                               spacing: Int, border: Int) -> Arrangement {
+        let n = pedalWidths.count
+        let one = largest(view: view, rows: [pedalWidths], pedalHeight: pedalHeight, spacing: spacing, border: border)
+        guard n >= 2 else { return Arrangement(zoom: one.zoom, rows: [0..<n], fits: one.fits) }
+        // Two rows, split where the wider row is narrowest (the first row the longer on a tie).
+        func wider(_ split: Int) -> Int { max(pedalWidths[..<split].reduce(0, +), pedalWidths[split...].reduce(0, +)) }
+        let split = (1..<n).reversed().min { wider($0) < wider($1) }!
+        let rows = [Array(pedalWidths[..<split]), Array(pedalWidths[split...])]
+        let two = largest(view: view, rows: rows, pedalHeight: pedalHeight, spacing: spacing, border: border)
+        let wrap = two.fits && (!one.fits || two.zoom > one.zoom)
+        return wrap ? Arrangement(zoom: two.zoom, rows: [0..<split, split..<n], fits: true)
+                    : Arrangement(zoom: one.zoom, rows: [0..<n], fits: one.fits)
+    }
+
+    /// The largest step at which `rows` of pedals, each sized to whole pixels as the window sizes
+    /// them, fit the view both ways; `minimum` (not fitting) when none does.
+    static func largest(view: (width: Int, height: Int), rows: [[Int]], pedalHeight: Int,
+                        spacing: Int, border: Int) -> (zoom: Double, fits: Bool) {
+        guard rows.contains(where: { !$0.isEmpty }), pedalHeight > 0 else { return (1, true) }
+        func fitsAt(_ zoom: Double) -> Bool {
+            let across = rows.map { row in row.reduce(2 * border + spacing * max(0, row.count - 1)) { $0 + Int(pixels($1, zoom)) } }.max()!
+            let down = rows.count * Int(pixels(pedalHeight, zoom)) + spacing * (rows.count - 1) + 2 * border
+            return across <= view.width && down <= view.height
+        }
         var steps = Int((maximum / step).rounded())
         let lowest = Int((minimum / step).rounded())
-        while steps > lowest {
-            let zoom = Double(steps) * step
-            let across = pedalWidths.reduce(fixed) { $0 + Int(pixels($1, zoom)) }
-            if across <= view.width && Int(pixels(pedalHeight, zoom)) + 2 * border <= view.height { break }
-            steps -= 1
-        }
-        return (Double(steps) * step * 100).rounded() / 100
+        while steps > lowest && !fitsAt(Double(steps) * step) { steps -= 1 }
+        let zoom = (Double(steps) * step * 100).rounded() / 100
+        return (zoom, fitsAt(zoom))
     }
 
     /// `value` logical pixels at `zoom`, to whole pixels.

@@ -443,12 +443,14 @@ extension PedalKind {
         // Gain and master above, the model switch between them; the tone stack in a row below.
         face: PedalFace(width: 264, ledY: 186, switchY: 290, places: [
             .init("gain", x: 14, y: 12, diameter: 50),
-            .init("model", x: 112, y: 12),
+            .init("model", x: 100, y: 12, width: 64),
             .init("master_db", x: 186, y: 12, diameter: 50),
-            .init("bass", x: 24, y: 104, diameter: 40),
-            .init("mid", x: 100, y: 104, diameter: 40),
-            .init("treble", x: 176, y: 104, diameter: 40),
-        ], ink: (0.91, 0.78, 0.45)),
+            .init("bass", x: 24, y: 100, diameter: 40),
+            .init("mid", x: 100, y: 100, diameter: 40),
+            .init("treble", x: 176, y: 100, diameter: 40),
+        ], ink: (0.91, 0.78, 0.45),
+        artwork: .init(body: "#1e1b18", dark: "#070605", text: "#e8c773", accent: "#c9a14a", name: "AMP", subtitle: "TUBE PREAMP",
+                       nameY: 226, plate: .init(10, 6, 244, 168))),
         latency: { _ in Amp.latencySamples },
         make: { Amp(parameters: $0.parameters) })
 }

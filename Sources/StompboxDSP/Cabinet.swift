@@ -397,9 +397,10 @@ extension PedalKind {
             PedalControl("level_db", "Level", .decibels, -24...12, default: 0),
         ],
         face: PedalFace(width: 224, places: [
-            .init("ir", x: 12, y: 14, width: 200, menu: true, labels: Cabinet.names + ["Impulse response file"]),
-            .init("level_db", x: 82, y: 80, diameter: 44),
-        ], ink: (0.93, 0.86, 0.70)),
+            .init("ir", x: 14, y: 16, width: 196, menu: true, labels: Cabinet.names + ["Impulse response file"]),
+            .init("level_db", x: 80, y: 74, diameter: 44),
+        ], ink: (0.93, 0.86, 0.70),
+        artwork: .init(body: "#3a2f26", dark: "#1c1510", text: "#efe1c4", accent: "#c8a86a", name: "CABINET", subtitle: "IMPULSE RESPONSE")),
         make: { Cabinet(parameters: $0.parameters) })
 }
 

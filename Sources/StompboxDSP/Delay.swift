@@ -336,15 +336,16 @@ extension PedalKind {
             // "Bounce" on the pedal (a switch's label has room for six letters).
             PedalControl("ping_pong", "Bounce", .none, 0...1, default: 0, .toggle, name: "Delay Ping-pong"),
         ],
-        // Three knobs on top; the trails and ping-pong switches and the sync menu below.
-        face: PedalFace(places: [
-            .init("time_ms", x: 4, y: 14, diameter: 40, width: 60),
-            .init("feedback", x: 62, y: 14, diameter: 40, width: 60),
-            .init("mix", x: 120, y: 14, diameter: 40, width: 60),
-            .init("trails", x: 8, y: 78, width: 44),
-            .init("ping_pong", x: 62, y: 78, width: 56),
-            .init("sync", x: 122, y: 88, width: 58, menu: true, labels: TempoSync.labels),
-        ]),
+        // Three knobs on top; the trails and ping-pong toggles below them, the sync menu over
+        // the LED (set lower than on the other pedals to make room).
+        face: PedalFace(ledY: 170, places: [
+            .init("time_ms", x: 4, y: 12, diameter: 40, width: 58),
+            .init("feedback", x: 63, y: 12, diameter: 40, width: 58),
+            .init("mix", x: 122, y: 12, diameter: 40, width: 58),
+            .init("trails", x: 8, y: 82, width: 52),
+            .init("ping_pong", x: 66, y: 82, width: 52),
+            .init("sync", x: 38, y: 128, width: 108, menu: true, labels: TempoSync.labels, caption: "SYNC"),
+        ], artwork: .init(body: "#2d6fd2", dark: "#173f82", text: "#eef4ff", accent: "#9cc1ff", name: "DELAY", subtitle: "ANALOG ECHO", nameY: 204)),
         trails: "trails",
         make: { Delay(parameters: $0.parameters) })
 }

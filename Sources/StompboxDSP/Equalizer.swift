@@ -350,7 +350,9 @@ extension PedalKind {
             let label = hz >= 1000 ? "\(formatDecimal(Float(hz) / 1000, places: hz.truncatingRemainder(dividingBy: 1000) == 0 ? 0 : 1)) kHz" : "\(Int(hz)) Hz"
             return PedalControl("band\(i + 1)_db", label, .decibels, -12...12, default: 0)
         },
-        face: PedalFace(width: 264, ledY: 208, switchY: 290, panel: .equalizer, ink: (0.11, 0.14, 0.16)),
+        face: PedalFace(width: 264, ledY: 208, switchY: 290, panel: .equalizer, ink: (0.11, 0.14, 0.16),
+                        artwork: .init(body: "#d9dcdf", dark: "#9da3a8", text: "#1d2328", accent: "#ffffff", name: "EQUALIZER", subtitle: "6-BAND GRAPHIC",
+                                       nameY: 238, screen: .init(12, 12, 240, 74), shade: .init(10, 86, 244, 112))),
         make: { Equalizer(parameters: $0.parameters) })
 }
 

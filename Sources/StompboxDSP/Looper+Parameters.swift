@@ -30,8 +30,10 @@ extension PedalKind {
         id: "looper", name: "Looper",
         controls: [PedalControl("level", "Level", .none, 0...1, default: 1),
                    PedalControl("sync", "Sync", .none, 0...1, default: 0, .toggle)] + looperTrackControls,
-        face: PedalFace(places: [.init("level", x: 10, y: 16, diameter: 44), .init("sync", x: 114, y: 44)], panel: .looper,
-                        hidden: Set(looperTrackControls.map(\.key))),
+        face: PedalFace(places: [.init("level", x: 10, y: 16, diameter: 44), .init("sync", x: 112, y: 46, width: 52)], panel: .looper,
+                        hidden: Set(looperTrackControls.map(\.key)),
+                        artwork: .init(body: "#c5302f", dark: "#7d1616", text: "#fff0ee", accent: "#ff9d93", name: "LOOPER", subtitle: "PHRASE LOOP",
+                                       bar: .init(18, 96, 148, 16))),
         resetsWhenSwitchedOn: false,
         make: { Looper(parameters: $0.parameters, control: $0.looper) })
 }

@@ -151,7 +151,7 @@ public final class TapTempo {
 public enum TempoSync {
     public static let names = ["off", "quarter", "eighth", "dotted-eighth", "sixteenth", "eighth-triplet"]
     /// Short labels for a pedal's menu.
-    public static let labels = ["free", "1/4", "1/8", "1/8 ·", "1/16", "1/8 ³"]
+    public static let labels = ["OFF", "♪ 1/4", "♪ 1/8", "♪ 1/8.", "♪ 1/16", "♪ 1/8t"]
     /// The same as musicians write them: the sync menus' other names (`ParameterSpec.choiceAliases`).
     public static let notation = ["free", "1/4", "1/8", "1/8.", "1/16", "1/8t"]
     /// Each note value's length in beats (0: off). A switch, not a static array: the audio

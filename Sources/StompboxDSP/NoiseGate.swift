@@ -139,13 +139,13 @@ extension PedalKind {
             PedalControl("hold_ms", "Hold", .milliseconds, 0...500, default: 40),
             PedalControl("hysteresis_db", "Hysteresis", .decibels, 0...20, default: 6),
         ],
-        // Threshold and release big at the top, hold and hysteresis smaller below, inside them.
+        // Threshold and release big at the top, hold and hysteresis smaller below, either side of the LED.
         face: PedalFace(places: [
-            .init("threshold_db", x: 2, y: 14, diameter: 48, width: 80),
-            .init("release_ms", x: 110, y: 14, diameter: 48),
-            .init("hold_ms", x: 26, y: 84, diameter: 34),
-            .init("hysteresis_db", x: 86, y: 84, diameter: 34, width: 80),
-        ]),
+            .init("threshold_db", x: 6, y: 14, diameter: 48, width: 76),
+            .init("release_ms", x: 114, y: 14, diameter: 48),
+            .init("hold_ms", x: 20, y: 88, diameter: 34, width: 60),
+            .init("hysteresis_db", x: 104, y: 88, diameter: 34, width: 72),
+        ], artwork: .init(body: "#d04a7c", dark: "#8a1f4b", text: "#fff0f6", accent: "#ffb3d0", name: "NOISE GATE", subtitle: "HUM SILENCER")),
         make: { NoiseGate(parameters: $0.parameters) })
 }
 

@@ -238,7 +238,8 @@ extension PedalKind {
             PedalControl("tone", "Tone", .none, 0...1, default: 0.5),
             PedalControl("level_db", "Level", .decibels, -24...6, default: -6),
         ],
-        face: .classicThree("drive", "tone", "level_db", ink: (0.16, 0.11, 0.02)),
+        face: .classicThree("drive", "tone", "level_db", ink: (0.16, 0.11, 0.02),
+                            artwork: .init(body: "#f0b51c", dark: "#b9800a", text: "#2a1d05", accent: "#fff3c4", name: "OVERDRIVE", subtitle: "TUBE DRIVE")),
         latency: { _ in Overdrive.latencySamples },
         make: { Overdrive(parameters: $0.parameters) })
 }

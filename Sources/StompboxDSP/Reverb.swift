@@ -497,7 +497,8 @@ extension PedalKind {
             PedalControl("mix", "Mix", .none, 0...1, default: 0.3),
             PedalControl("trails", "Trails", .none, 0...1, default: 1, .toggle),
         ],
-        face: .classicThree("size", "damping", "mix", switch: "trails"),
+        face: .classicThree("size", "damping", "mix", switch: "trails",
+                            artwork: .init(body: "#25292e", dark: "#0d0f11", text: "#e9edf1", accent: "#6c7a88", name: "REVERB", subtitle: "HALL REVERB")),
         trails: "trails",
         make: { Reverb(parameters: $0.parameters) })
 }

@@ -206,11 +206,11 @@ extension PedalKind {
         ],
         // Rate and depth knobs either side of the shape switch.
         face: PedalFace(places: [
-            .init("rate_hz", x: 4, y: 22, diameter: 46),
-            .init("depth", x: 116, y: 22, diameter: 46),
-            .init("shape", x: 72, y: 18),
-            .init("sync", x: 2, y: 120, width: 62, menu: true, labels: TempoSync.labels),
-        ]),
+            .init("rate_hz", x: 6, y: 22, diameter: 46, width: 62),
+            .init("depth", x: 116, y: 22, diameter: 46, width: 62),
+            .init("shape", x: 72, y: 18, width: 40),
+            .init("sync", x: 38, y: 114, width: 108, menu: true, labels: TempoSync.labels, caption: "SYNC"),
+        ], artwork: .init(body: "#1f8f6a", dark: "#0f5a41", text: "#eafff6", accent: "#8fe3c4", name: "TREMOLO", subtitle: "OPTO TREMOLO")),
         make: { Tremolo(parameters: $0.parameters) })
 }
 

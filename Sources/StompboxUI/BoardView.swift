@@ -4,9 +4,10 @@ import StompboxAudio
 import StompboxCore
 import StompboxDSP
 
-/// The pedals in the chain's board order, in a view that scrolls sideways between the meters,
-/// and their selectors in the strip. It follows the chain's board (rebuilt when it changes),
-/// zooms the pedals to the room they have (`BoardZoom`), and moves a pedal dropped after a drag.
+/// The pedals in the chain's board order, in a view between the meters, and their selectors in
+/// the strip. It follows the chain's board (rebuilt when it changes), zooms the pedals to the
+/// room they have and wraps them onto two rows where that fits them larger or without scrolling
+/// (`BoardZoom.arrange`), and moves a pedal dropped after a drag, within a row or across rows.
 final class BoardView {
     /// The pedals' scrolled window.
     let scroller = gtk_scrolled_window_new(nil, nil)!
@@ -16,8 +17,9 @@ final class BoardView {
     private(set) var selectors: [(kind: PedalKind, button: UnsafeMutablePointer<GtkWidget>)] = []
     /// The board the pedals show.
     private(set) var shownBoard: [PedalKind] = []
-    /// The pedals' zoom (see `BoardZoom`).
+    /// The pedals' zoom and rows (see `BoardZoom.arrange`).
     private(set) var zoom = 1.0
+    private(set) var rows: [Range<Int>] = []
     /// The pedal last touched (B switches it); the board's first until one is touched.
     private(set) var selectedPedal: PedalKind?
     /// The store's answer to "is this pedal locked?"; a locked pedal is never switched on from
@@ -33,7 +35,9 @@ final class BoardView {
     /// The window (the parent of the file chooser).
     private let window: UnsafeMutablePointer<GtkWidget>
     private let onReadout: (String?) -> Void
-    private let pedalBox = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, Int32(BoardView.pedalSpacing))!
+    /// The rows (horizontal boxes of pedals), one above the other.
+    private let pedalBox = gtk_box_new(GTK_ORIENTATION_VERTICAL, Int32(BoardView.pedalSpacing))!
+    private var rowBoxes: [UnsafeMutablePointer<GtkWidget>] = []
     private let selectorBox = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)!
     /// The pedals' GTK controls' type sizes at the zoom, and the pending check after the
     /// board's view changed size.
@@ -105,30 +109,39 @@ final class BoardView {
 
     /// Scrolls the board so the pedal is in view.
     func scrollIntoView(_ kind: PedalKind) {
-        guard let pedal = pedals.first(where: { $0.kind == kind }),
-              let adjustment = gtk_scrolled_window_get_hadjustment(cast(raw(scroller))) else { return }
+        guard let pedal = pedals.first(where: { $0.kind == kind }) else { return }
         var x: Int32 = 0, y: Int32 = 0
         gtk_widget_translate_coordinates(pedal.widget, pedalBox, 0, 0, &x, &y)
-        let left = Double(x) - 12, right = Double(x) + Double(gtk_widget_get_allocated_width(pedal.widget)) + 12
-        gtk_adjustment_clamp_page(adjustment, max(0, left), right)
+        if let across = gtk_scrolled_window_get_hadjustment(cast(raw(scroller))) {
+            gtk_adjustment_clamp_page(across, max(0, Double(x) - 12), Double(x) + Double(gtk_widget_get_allocated_width(pedal.widget)) + 12)
+        }
+        if let down = gtk_scrolled_window_get_vadjustment(cast(raw(scroller))) {
+            gtk_adjustment_clamp_page(down, max(0, Double(y) - 12), Double(y) + Double(gtk_widget_get_allocated_height(pedal.widget)) + 12)
+        }
+    }
+
+    /// The arrangement for the board's view as it is now (one row at zoom 1 before it has a size).
+    private func arrangement(for board: [PedalKind]) -> BoardZoom.Arrangement {
+        guard gtk_widget_get_mapped(scroller) != 0 else { return BoardZoom.Arrangement(zoom: zoom, rows: [0..<board.count], fits: true) }
+        return BoardZoom.arrange(view: (Int(gtk_widget_get_allocated_width(scroller)), Int(gtk_widget_get_allocated_height(scroller))),
+                                 pedalWidths: board.map { PedalLayout.of($0).width }, pedalHeight: PedalLayout.height,
+                                 spacing: Self.pedalSpacing, border: Self.boardBorder)
     }
 
     /// The zoom for the board's view as it is now; a new one rebuilds the pedals at it, keeping
     /// the scroll position's share of the board.
     private func fitZoom() {
         guard gtk_widget_get_mapped(scroller) != 0 else { return }
-        let fit = BoardZoom.fit(view: (Int(gtk_widget_get_allocated_width(scroller)), Int(gtk_widget_get_allocated_height(scroller))),
-                                pedalWidths: pedals.map(\.layout.width), pedalHeight: PedalLayout.height,
-                                spacing: Self.pedalSpacing, border: Self.boardBorder)
-        guard fit != zoom else { return }
+        let fit = arrangement(for: shownBoard)
+        guard fit.zoom != zoom || fit.rows != rows else { return }
         let adjustment = gtk_scrolled_window_get_hadjustment(cast(raw(scroller)))
         let share = adjustment.map { a in
             let range = gtk_adjustment_get_upper(a) - gtk_adjustment_get_page_size(a)
             return range > 0 ? gtk_adjustment_get_value(a) / range : 0
         } ?? 0
-        zoom = fit
+        zoom = fit.zoom
         styleZoom()
-        showBoard()
+        showBoard(rows: fit.rows)
         if let adjustment, share > 0 {
             // The new pedals' sizes are known once laid out.
             _ = addTimeout(milliseconds: 0) { [weak self] in
@@ -154,20 +167,34 @@ final class BoardView {
         gtk_css_provider_load_from_data(zoomStyle, css, -1, nil)
     }
 
-    /// Builds a pedal and a selector for each pedal on the chain's board, in its order.
-    private func showBoard() {
+    /// Builds a pedal and a selector for each pedal on the chain's board, in its order, in
+    /// `rows` (a new board: the rows its arrangement gives at the zoom it has now; a new zoom
+    /// comes at the next check of the view's size).
+    private func showBoard(rows newRows: [Range<Int>]? = nil) {
         for pedal in pedals { gtk_widget_destroy(pedal.widget) }
         for (_, button) in selectors { gtk_widget_destroy(button) }
+        for row in rowBoxes { gtk_widget_destroy(row) }
         pedals = []
         selectors = []
+        rowBoxes = []
         shownBoard = engine.chain.board
+        rows = newRows ?? {
+            let fit = arrangement(for: shownBoard)
+            return fit.zoom == zoom ? fit.rows : [0..<shownBoard.count]
+        }()
+        for _ in rows {
+            let row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, Int32(Self.pedalSpacing))!
+            gtk_widget_set_halign(row, GTK_ALIGN_CENTER)
+            gtk_box_pack_start(cast(raw(pedalBox)), row, 0, 0, 0)
+            rowBoxes.append(row)
+        }
         let onReadout = onReadout
         for kind in shownBoard {
             let pedal = PedalView(kind: kind, store: controls.parameters, looperControl: controls.looper, zoom: zoom, onReadout: onReadout)
             pedal.looper?.sampleRate = { [weak engine] in engine?.chain.sampleRate ?? 48_000 }
             pedal.isLocked = { [weak self] in self?.isLocked(kind) ?? false }
             pedal.onLocked = { [weak self] in self?.onLocked?(kind) }
-            pedal.onMoved = { [weak self] dx in self?.move(kind, by: dx) }
+            pedal.onMoved = { [weak self] dx, dy in self?.move(kind, by: (dx, dy)) }
             pedal.onRemove = { [weak self] in self?.rearrange { $0.removeAll { $0 == kind } } }
             pedal.onSelected = { [weak self] in self?.select(kind) }
             for knob in pedal.knobs { learn.attach(knob, .parameter(knob.parameter.id), knob.spec.name) }
@@ -190,7 +217,8 @@ final class BoardView {
                 pedal.showFile(loader.file)
             }
             pedals.append(pedal)
-            gtk_box_pack_start(cast(raw(pedalBox)), pedal.widget, 0, 0, 0)
+            let row = rows.firstIndex { $0.contains(pedals.count - 1) } ?? rows.count - 1
+            gtk_box_pack_start(cast(raw(rowBoxes[row])), pedal.widget, 0, 0, 0)
             selectors.append((kind, makeSelector(kind)))
         }
         if selectedPedal.map({ !shownBoard.contains($0) }) ?? true { selectedPedal = shownBoard.first }
@@ -227,21 +255,26 @@ final class BoardView {
         try? engine.chain.setBoard(board)
     }
 
-    /// Drops a dragged pedal where its middle now is: before the first pedal whose middle lies
-    /// to the right of it.
-    private func move(_ kind: PedalKind, by dx: Double) {
-        guard let moved = pedals.first(where: { $0.kind == kind }) else { return }
-        func middle(_ p: PedalView) -> Double {
+    /// Drops a dragged pedal where its middle now is: in the row nearest it, before the first
+    /// pedal of that row whose middle lies to the right of it (after the row's last, which on
+    /// the first row is before the second row's first).
+    private func move(_ kind: PedalKind, by delta: (x: Double, y: Double)) {
+        guard let moved = pedals.firstIndex(where: { $0.kind == kind }) else { return }
+        func middle(_ p: PedalView) -> (x: Double, y: Double) {
             var x: Int32 = 0, y: Int32 = 0
             gtk_widget_translate_coordinates(p.widget, pedalBox, 0, 0, &x, &y)
-            return Double(x) + Double(gtk_widget_get_allocated_width(p.widget)) / 2
+            return (Double(x) + Double(gtk_widget_get_allocated_width(p.widget)) / 2,
+                    Double(y) + Double(gtk_widget_get_allocated_height(p.widget)) / 2)
         }
-        let target = middle(moved) + dx
-        let others = pedals.filter { $0.kind != kind }
-        let index = others.firstIndex { middle($0) > target } ?? others.count
+        let from = middle(pedals[moved])
+        let target = (x: from.x + delta.x, y: from.y + delta.y)
+        let rowMiddles = rows.map { row in row.isEmpty ? 0 : middle(pedals[row.lowerBound]).y }
+        let row = rowMiddles.indices.min { abs(rowMiddles[$0] - target.y) < abs(rowMiddles[$1] - target.y) } ?? 0
+        let inRow = rows[row].filter { $0 != moved }
+        let index = inRow.first { middle(pedals[$0]).x > target.x } ?? (inRow.last.map { $0 + 1 } ?? rows[row].lowerBound)
         rearrange { board in
-            board = others.map(\.kind)
-            board.insert(kind, at: index)
+            board.remove(at: moved)
+            board.insert(kind, at: index > moved ? index - 1 : index)
         }
     }
 

@@ -11,6 +11,8 @@ final class LooperSection {
     let store: ParameterStore
     let footswitch: UnsafeMutablePointer<GtkWidget>
     let undoButton: UnsafeMutablePointer<GtkWidget>
+    /// The display bar printed on the artwork (the pedal's coordinates).
+    private let bar: PedalFace.Rect
     private let face: UnsafeMutablePointer<GtkWidget>
     private let width: Int
     private let zoom: Double
@@ -27,14 +29,16 @@ final class LooperSection {
 
     /// `width` and what `drawBar` draws are in the pedal's coordinates; the footswitch and Undo
     /// are sized at `zoom` times them.
-    init(control: LooperControl, store: ParameterStore, face: UnsafeMutablePointer<GtkWidget>, width: Int, zoom: Double = 1) {
+    init(control: LooperControl, store: ParameterStore, face: UnsafeMutablePointer<GtkWidget>, width: Int, zoom: Double = 1,
+         bar: PedalFace.Rect) {
+        self.bar = bar
         self.control = control
         self.store = store
         self.face = face
         self.width = width
         self.zoom = zoom
         footswitch = gtk_drawing_area_new()
-        gtk_widget_set_size_request(footswitch, zoomed(56, zoom), zoomed(56, zoom))
+        gtk_widget_set_size_request(footswitch, zoomed(PedalFace.footswitchSize, zoom), zoomed(PedalFace.footswitchSize, zoom))
         gtk_widget_set_can_focus(footswitch, 1)
         gtk_widget_add_events(footswitch, Int32(bitPattern: GDK_BUTTON_PRESS_MASK.rawValue | GDK_BUTTON_RELEASE_MASK.rawValue
             | GDK_TOUCH_MASK.rawValue | GDK_KEY_PRESS_MASK.rawValue | GDK_FOCUS_CHANGE_MASK.rawValue))
@@ -45,7 +49,7 @@ final class LooperSection {
 
         undoButton = gtk_button_new_with_label("UNDO")
         addClass(undoButton, "pedal-button")
-        gtk_widget_set_size_request(undoButton, zoomed(64, zoom), zoomed(28, zoom))
+        gtk_widget_set_size_request(undoButton, zoomed(PedalFace.undo.width, zoom), zoomed(PedalFace.undo.height, zoom))
         gtk_widget_set_sensitive(undoButton, control.canUndo ? 1 : 0)
         setAccessible(undoButton, name: "Looper Undo")
         gtk_widget_set_tooltip_text(undoButton, "Remove the last overdub")
@@ -136,7 +140,8 @@ final class LooperSection {
     }
 
     func drawBar(_ cr: OpaquePointer) {
-        let x = 20.0, y = 98.0, w = Double(width) - 40, h = 12.0
+        // Inside the bar printed on the artwork.
+        let x = Double(bar.x + 2), y = Double(bar.y + 2), w = Double(bar.width - 4), h = Double(bar.height - 4)
         let state = control.state, length = control.length, position = control.position
         var fraction = 0.0
         switch state {

@@ -2,16 +2,18 @@ import StompboxCore
 import StompboxDSP
 
 /// Where a pedal's controls sit on its face, in the pedal's own coordinates (logical pixels):
-/// the places its `PedalFace` gives, then rows of knobs for any control it does not place.
+/// the rectangles `PedalKind.faceFrames` gives, with what the face says of each control.
 struct PedalLayout {
     struct Place {
         let parameter: Parameter
+        let kind: FaceFrame.Kind
         let x: Int
         let y: Int
         let diameter: Int
         let width: Int
-        var menu = false
+        let height: Int
         var labels: [String]? = nil
+        var caption: String? = nil
     }
 
     static let height = PedalFace.height
@@ -19,31 +21,26 @@ struct PedalLayout {
     let ledY: Int
     let switchY: Int
     let places: [Place]
+    /// Every control's rectangle, by name (also the footswitch, the × and any file button).
+    let frames: [FaceFrame]
 
     var ledX: Int { width / 2 }
 
+    func frame(_ name: String) -> PedalFace.Rect? { frames.first { $0.name == name }?.rect }
+
     static func of(_ kind: PedalKind) -> PedalLayout {
         let face = kind.face
+        let frames = kind.faceFrames
         var places: [Place] = []
-        if face.panel != .equalizer {
-            var unplaced: [Parameter] = []
-            for parameter in kind.controls {
-                let key = String(parameter.id.dropFirst(kind.id.count + 1))
-                if face.hidden.contains(key) { continue }
-                if let p = face.places.first(where: { $0.control == key }) {
-                    places.append(Place(parameter: parameter, x: p.x, y: p.y, diameter: p.diameter, width: p.width, menu: p.menu, labels: p.labels))
-                } else {
-                    unplaced.append(parameter)
-                }
-            }
-            // Rows of knobs above the LED, as many a row as the face is wide (a plugin pedal's face
-            // is widened for its controls, up to `PedalFace.maximumGenericControls`).
-            let columns = max(1, (face.width - 4) / 60)
-            for (i, parameter) in unplaced.prefix(PedalFace.maximumGenericControls).enumerated() {
-                places.append(Place(parameter: parameter, x: 2 + (i % columns) * 60, y: 10 + (i / columns) * 68, diameter: 38, width: 60))
-            }
+        for frame in frames where frame.kind != .fader {
+            guard let parameter = kind.controls.first(where: { $0.id == frame.name }) else { continue }
+            let key = String(frame.name.dropFirst(kind.id.count + 1))
+            let place = face.places.first { $0.control == key }
+            places.append(Place(parameter: parameter, kind: frame.kind, x: frame.rect.x, y: frame.rect.y,
+                                diameter: place?.diameter ?? 38, width: frame.rect.width, height: frame.rect.height,
+                                labels: place?.labels, caption: place?.caption))
         }
-        return PedalLayout(width: face.width, ledY: face.ledY, switchY: face.switchY, places: places)
+        return PedalLayout(width: face.width, ledY: face.ledY, switchY: face.switchY, places: places, frames: frames)
     }
 }
 

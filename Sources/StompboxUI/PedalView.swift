@@ -22,17 +22,22 @@ final class PedalView {
     private(set) var footswitch: UnsafeMutablePointer<GtkWidget>!
     var equalizer: EqualizerSection?
     var looper: LooperSection?
-    /// Switches and menus for discrete parameters: one button per choice (a switch), or one
-    /// combo box (a menu), with the choice index each stands for (-1 for a menu).
-    private(set) var choiceControls: [(parameter: Parameter, widget: UnsafeMutablePointer<GtkWidget>, choice: Int)] = []
+    /// What a control for a discrete parameter is: one button of a selector switch (the choice
+    /// it stands for), a toggle, or a mini-menu.
+    enum ChoiceRole { case choice(Int), toggle, menu }
+    /// Switches, toggles and menus for discrete parameters.
+    private(set) var choiceControls: [(parameter: Parameter, widget: UnsafeMutablePointer<GtkWidget>, role: ChoiceRole)] = []
+    /// What each mini-menu shows for each choice, by parameter id (a loaded file's name last).
+    private var menuLabels: [String: [String]] = [:]
     private var updating = false
     private let svgPath: String?
+    private let ink: PedalInk
     private var artwork: (scale: Int32, pixbuf: OpaquePointer)?
     /// Whether the store keeps this pedal locked (a padlock shows; the footswitch calls `onLocked`).
     var isLocked: () -> Bool = { false } { didSet { looper?.isLocked = isLocked } }
     var onLocked: (() -> Void)? { didSet { looper?.onLocked = onLocked } }
-    /// The pedal was dragged along the board by `dx` logical pixels (mouse or finger on its face).
-    var onMoved: ((Double) -> Void)?
+    /// The pedal was dragged on the board by (`dx`, `dy`) logical pixels (mouse or finger on its face).
+    var onMoved: ((Double, Double) -> Void)?
     /// The pedal's remove button was pressed.
     var onRemove: (() -> Void)?
     /// A press anywhere on the pedal (a knob, a switch, the enclosure) selects it: B and the
@@ -60,6 +65,8 @@ final class PedalView {
         self.zoom = zoom
         layout = PedalLayout.of(kind)
         svgPath = ResourceLocator.path("pedal-\(kind.id).svg")
+        let ink = PedalInk(kind)
+        self.ink = ink
         widget = gtk_fixed_new()
         addClass(widget, "pedal")
         face = gtk_drawing_area_new()
@@ -67,23 +74,17 @@ final class PedalView {
         size(face, layout.width, PedalLayout.height)
         put(face, 0, 0)
 
-        let ink = PedalInk(kind)
         for place in layout.places {
-            let spec = place.parameter.spec
-            switch spec.scale {
-            case .choice(let names) where names.count <= 4 && !place.menu:
-                addSwitch(place, names)
-            case .choice(let names):
-                addMenu(place, names)
-            case .toggle:
-                // The "on" button says what it turns on when that fits ("Trails"); its accessible
-                // name stays "<name> on".
-                addSwitch(place, ["off", "on"], labels: ["off", spec.shortName.count <= 6 ? spec.shortName : "on"])
-            case .linear, .logarithmic:
+            switch (place.kind, place.parameter.spec.scale) {
+            case (.selector, .choice(let names)): addSwitch(place, names)
+            case (.menu, .choice(let names)): addMenu(place, names)
+            case (.toggle, _): addToggle(place)
+            case (.knob, _):
                 let knob = Knob(parameter: place.parameter, store: store, diameter: place.diameter, width: place.width, ink: ink, zoom: zoom)
                 knob.onReadout = onReadout
                 knobs.append(knob)
                 put(knob.widget, place.x, place.y)
+            default: break
             }
         }
         switch kind.face.panel {
@@ -91,13 +92,21 @@ final class PedalView {
             let eq = EqualizerSection(store: store, width: layout.width, zoom: zoom)
             eq.onReadout = onReadout
             equalizer = eq
-            put(eq.curve, 12, 12)
-            for (i, slider) in eq.sliders.enumerated() { put(slider, 14 + i * 40, 88) }
-            for (i, label) in eq.labels.enumerated() { put(label, 14 + i * 40, 182) }
+            let screen = kind.face.artwork?.screen ?? PedalFace.Rect(12, 12, layout.width - 24, 74)
+            put(eq.curve, screen.x, screen.y)
+            for (band, slider) in zip(kind.controls, eq.sliders) {
+                guard let frame = layout.frame(band.id) else { continue }
+                put(slider, frame.x, frame.y)
+            }
+            for (band, label) in zip(kind.controls, eq.labels) {
+                guard let frame = layout.frame(band.id) else { continue }
+                put(label, frame.x, frame.y + frame.height + 2)
+            }
         case .looper:
-            let section = LooperSection(control: looperControl, store: store, face: face, width: layout.width, zoom: zoom)
+            let section = LooperSection(control: looperControl, store: store, face: face, width: layout.width, zoom: zoom,
+                                        bar: kind.face.artwork?.bar ?? PedalFace.Rect(18, 96, layout.width - 36, 16))
             looper = section
-            put(section.undoButton, 106, 12)
+            put(section.undoButton, PedalFace.undo.x, PedalFace.undo.y)
         case .controls:
             break
         }
@@ -135,13 +144,12 @@ final class PedalView {
     func point(_ x: Int, _ y: Int) -> (x: Int, y: Int) { (Int(zoomed(x, zoom)), Int(zoomed(y, zoom))) }
 
     private func addFootswitch() {
-        let size = 56
         if let looper {
             footswitch = looper.footswitch
         } else {
             footswitch = gtk_toggle_button_new()
             addClass(footswitch, "footswitch")
-            self.size(footswitch, size, size)
+            self.size(footswitch, PedalFace.footswitchSize, PedalFace.footswitchSize)
             setAccessible(footswitch, name: kind.enabledParameter.spec.name)
             gtk_widget_set_tooltip_text(footswitch, kind.plugin.map { "\(kind.name) <\($0.uri)>\($0.saved == nil ? "" : ": not installed, bypassed")" }
                                             ?? "\(kind.name): click or tap to switch on/off")
@@ -158,7 +166,8 @@ final class PedalView {
                 gtk_widget_queue_draw(face)
             }
         }
-        put(footswitch, layout.width / 2 - size / 2, layout.switchY - size / 2)
+        let frame = layout.frame("footswitch")!
+        put(footswitch, frame.x, frame.y)
     }
 
     /// Dragging the enclosure (anywhere no control is) moves the pedal along the board; the
@@ -168,8 +177,8 @@ final class PedalView {
             | GDK_POINTER_MOTION_MASK.rawValue | GDK_TOUCH_MASK.rawValue))
         let drag = gtk_gesture_drag_new(face)!
         dragGesture = drag
-        onPoint(raw(drag), "drag-end") { [unowned self] dx, _ in
-            if abs(dx) >= 24 { onMoved?(dx) }
+        onPoint(raw(drag), "drag-end") { [unowned self] dx, dy in
+            if max(abs(dx), abs(dy)) >= 24 { onMoved?(dx, dy) }
         }
         removeButton = gtk_button_new_with_label("×")
         addClass(removeButton, "pedal-remove")
@@ -178,74 +187,122 @@ final class PedalView {
         setAccessible(removeButton, name: "Remove \(kind.name)")
         gtk_widget_set_tooltip_text(removeButton, "Take the \(kind.name) off the board (Add pedal… puts it back)")
         onSignal(raw(removeButton), "clicked") { [unowned self] in onRemove?() }
-        put(removeButton, layout.width - 26, PedalLayout.height - 30)
+        let frame = layout.frame("remove")!
+        put(removeButton, frame.x, frame.y)
     }
 
-    /// A vertical switch with one position per choice (an on/off setting: off and on).
-    private func addSwitch(_ place: PedalLayout.Place, _ names: [String], labels: [String]? = nil) {
+    /// A vertical selector switch with one position per choice.
+    private func addSwitch(_ place: PedalLayout.Place, _ names: [String]) {
         let parameter = place.parameter
         let spec = parameter.spec
         var group: UnsafeMutablePointer<GtkRadioButton>?
         for (i, name) in names.enumerated() {
-            let label = labels?[i] ?? PedalView.glyphs[name] ?? name
+            let label = place.labels?[i] ?? PedalView.glyphs[name] ?? name
             let button = gtk_radio_button_new_with_label_from_widget(group, label)!
             if group == nil { group = cast(raw(button)) }
             gtk_toggle_button_set_mode(cast(raw(button)), 0)
             addClass(button, "shape-switch")
-            size(button, 40, 26)
+            size(button, place.width, PedalFace.switchButtonHeight)
             setAccessible(button, name: "\(spec.name) \(name)")
             gtk_widget_set_tooltip_text(button, "\(spec.name): \(name)")
             onSignal(raw(button), "toggled") { [unowned self] in
                 guard !updating, gtk_toggle_button_get_active(cast(raw(button))) != 0 else { return }
                 store.set(parameter, Float(i))
             }
-            choiceControls.append((parameter, button, i))
-            put(button, place.x, place.y + i * 30)
+            choiceControls.append((parameter, button, .choice(i)))
+            put(button, place.x, place.y + i * PedalFace.switchPitch)
         }
     }
 
-    /// A drop-down menu of the choices.
+    /// A toggle: its lever and LED show its state, its printed name what it is ("TRAILS").
+    private func addToggle(_ place: PedalLayout.Place) {
+        let parameter = place.parameter
+        let spec = parameter.spec
+        let name = spec.shortName.uppercased()
+        let ink = ink
+        let toggle = FaceControl.button(toggle: true, width: place.width, height: place.height, zoom: zoom) { cr, widget in
+            FaceControl.drawToggle(cr, width: place.width, on: gtk_toggle_button_get_active(cast(raw(widget))) != 0, name: name,
+                                   ink: ink, focused: FaceControl.isFocused(widget))
+        }
+        setAccessible(toggle, name: spec.name)
+        gtk_widget_set_tooltip_text(toggle, "\(spec.name): click or tap to switch on/off")
+        onSignal(raw(toggle), "toggled") { [unowned self] in
+            guard !updating else { return }
+            store.set(parameter, gtk_toggle_button_get_active(cast(raw(toggle))) != 0 ? 1 : 0)
+        }
+        choiceControls.append((parameter, toggle, .toggle))
+        put(toggle, place.x, place.y)
+    }
+
+    /// A labelled mini-menu: shows its name and the choice it stands at; a press drops down
+    /// the choices.
     private func addMenu(_ place: PedalLayout.Place, _ names: [String]) {
         let parameter = place.parameter
-        let combo = gtk_combo_box_text_new()!
-        for (i, name) in names.enumerated() { gtk_combo_box_text_append_text(cast(raw(combo)), place.labels?[i] ?? name) }
-        size(combo, place.width, 26)
-        setAccessible(combo, name: parameter.spec.name)
-        gtk_widget_set_tooltip_text(combo, parameter.spec.name)
-        onSignal(raw(combo), "changed") { [unowned self] in
-            guard !updating else { return }
-            let i = gtk_combo_box_get_active(cast(raw(combo)))
-            if i >= 0 { store.set(parameter, Float(i)) }
+        menuLabels[parameter.id] = names.indices.map { place.labels?[$0] ?? names[$0] }
+        let ink = ink
+        let menu = FaceControl.button(toggle: false, width: place.width, height: place.height, zoom: zoom) { [unowned self] cr, widget in
+            let labels = menuLabels[parameter.id] ?? names
+            let index = min(max(Int(store.load(parameter)), 0), labels.count - 1)
+            FaceControl.drawMenu(cr, width: place.width, caption: place.caption, value: labels[index], ink: ink, focused: FaceControl.isFocused(widget))
         }
-        choiceControls.append((parameter, combo, -1))
-        put(combo, place.x, place.y)
+        setAccessible(menu, name: parameter.spec.name)
+        gtk_widget_set_tooltip_text(menu, parameter.spec.name)
+        onSignal(raw(menu), "clicked") { [unowned self] in dropDown(parameter, from: menu) }
+        choiceControls.append((parameter, menu, .menu))
+        put(menu, place.x, place.y)
     }
 
-    /// A button under the pedal's menu that asks for a file (`onPress` opens the chooser).
+    /// The menu of a mini-menu's choices under it, the current one marked.
+    private func dropDown(_ parameter: Parameter, from button: UnsafeMutablePointer<GtkWidget>) {
+        guard let labels = menuLabels[parameter.id] else { return }
+        let menu = gtk_menu_new()!
+        addClass(menu, "face-menu")
+        let current = Int(store.load(parameter))
+        for (i, label) in labels.enumerated() {
+            let item = gtk_check_menu_item_new_with_label(label)!
+            gtk_check_menu_item_set_draw_as_radio(cast(raw(item)), 1)
+            gtk_check_menu_item_set_active(cast(raw(item)), i == current ? 1 : 0)
+            onSignal(raw(item), "activate") { [unowned self] in
+                store.set(parameter, Float(i))
+                gtk_widget_queue_draw(button)
+            }
+            gtk_menu_shell_append(cast(raw(menu)), item)
+        }
+        gtk_widget_show_all(menu)
+        // Destroyed with the pedal, or replaced by the next drop-down.
+        onSignal(raw(menu), "deactivate") {
+            _ = addTimeout(milliseconds: 0) { gtk_widget_destroy(menu); return false }
+        }
+        gtk_menu_attach_to_widget(cast(raw(menu)), button, nil)
+        gtk_menu_popup_at_widget(cast(raw(menu)), button, GDK_GRAVITY_SOUTH_WEST, GDK_GRAVITY_NORTH_WEST, nil)
+    }
+
+    /// A printed button under the pedal's menu that asks for a file (`onPress` opens the chooser).
     func addFileButton(title: String, onPress: @escaping () -> Void) {
-        guard let menu = layout.places.first(where: { $0.menu }) else { return }
-        let button = gtk_button_new_with_label(title)!
-        addClass(button, "pedal-button")
-        size(button, menu.width, 24)
+        guard let frame = layout.frame("load_file") else { return }
+        let ink = ink
+        let words = title.uppercased()
+        let button = FaceControl.button(toggle: false, width: frame.width, height: frame.height, zoom: zoom) { cr, widget in
+            FaceControl.drawButton(cr, width: frame.width, height: frame.height, title: words, pressed: FaceControl.isPressed(widget),
+                                   ink: ink, focused: FaceControl.isFocused(widget))
+        }
         setAccessible(button, name: "\(kind.name) \(title)")
+        gtk_widget_set_tooltip_text(button, title)
         onSignal(raw(button), "clicked") { onPress() }
-        put(button, menu.x, menu.y + 32)
+        put(button, frame.x, frame.y)
         fileButton = button
     }
 
     /// The menu's last entry (the file choice) shows the file loaded by its name, its tooltip the path.
     func showFile(_ path: String?) {
         shownFile = path
-        for (parameter, control, choice) in choiceControls where choice < 0 {
+        for (parameter, control, role) in choiceControls {
+            guard case .menu = role else { continue }
             gtk_widget_set_tooltip_text(control, path.map { "\(parameter.spec.name): \($0)" } ?? parameter.spec.name)
-            guard let path, case .choice(let names) = parameter.spec.scale else { continue }
-            let wasUpdating = updating
-            updating = true
-            defer { updating = wasUpdating }
-            let last = Int32(names.count - 1)
-            gtk_combo_box_text_remove(cast(raw(control)), last)
-            gtk_combo_box_text_insert_text(cast(raw(control)), last, URL(fileURLWithPath: path).lastPathComponent)
-            gtk_combo_box_set_active(cast(raw(control)), Int32(store.load(parameter)))
+            guard let path, var labels = menuLabels[parameter.id], !labels.isEmpty else { continue }
+            labels[labels.count - 1] = URL(fileURLWithPath: path).lastPathComponent
+            menuLabels[parameter.id] = labels
+            gtk_widget_queue_draw(control)
         }
     }
 
@@ -253,12 +310,19 @@ final class PedalView {
         let wasUpdating = updating
         updating = true
         defer { updating = wasUpdating }
-        for (parameter, control, choice) in choiceControls {
+        for (parameter, control, role) in choiceControls {
             let index = Int(store.load(parameter))
-            if choice < 0 {
-                if gtk_combo_box_get_active(cast(raw(control))) != Int32(index) { gtk_combo_box_set_active(cast(raw(control)), Int32(index)) }
-            } else if choice == index, gtk_toggle_button_get_active(cast(raw(control))) == 0 {
-                gtk_toggle_button_set_active(cast(raw(control)), 1)
+            switch role {
+            case .menu:
+                gtk_widget_queue_draw(control)
+            case .toggle:
+                if (gtk_toggle_button_get_active(cast(raw(control))) != 0) != (index != 0) {
+                    gtk_toggle_button_set_active(cast(raw(control)), index != 0 ? 1 : 0)
+                }
+            case .choice(let choice):
+                if choice == index, gtk_toggle_button_get_active(cast(raw(control))) == 0 {
+                    gtk_toggle_button_set_active(cast(raw(control)), 1)
+                }
             }
         }
     }

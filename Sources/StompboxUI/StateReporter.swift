@@ -75,6 +75,12 @@ func rootCentre(_ widget: UnsafeMutablePointer<GtkWidget>) -> [Int] {
     rootPoint(widget, Int(gtk_widget_get_allocated_width(widget)) / 2, Int(gtk_widget_get_allocated_height(widget)) / 2)
 }
 
+/// A widget's rectangle (its allocation) in screen pixels of the root window: x, y, width, height.
+func rootRect(_ widget: UnsafeMutablePointer<GtkWidget>) -> [Int] {
+    let scale = Int(gtk_widget_get_scale_factor(widget))
+    return rootPoint(widget, 0, 0) + [Int(gtk_widget_get_allocated_width(widget)) * scale, Int(gtk_widget_get_allocated_height(widget)) * scale]
+}
+
 /// Window origins during one `withOriginCache` (each lookup is a round trip to the X server).
 nonisolated(unsafe) private var originCache: [UnsafeMutableRawPointer: (Int32, Int32)]?
 

@@ -55,11 +55,24 @@ extension BoardView {
             if let eq = pedal.equalizer {
                 for (band, slider) in zip(Parameter.eqBands, eq.sliders) { knobs[band.id] = rootCentre(slider) }
             }
-            for (parameter, control, choice) in pedal.choiceControls {
-                let names = parameter.spec.choices ?? ["off", "on"]
-                knobs[choice < 0 ? parameter.id : "\(parameter.id)=\(names[choice])"] = rootCentre(control)
+            var rects: [String: [Int]] = [:]
+            for (parameter, control, role) in pedal.choiceControls {
+                let name: String
+                if case .choice(let choice) = role, let names = parameter.spec.choices { name = "\(parameter.id)=\(names[choice])" } else { name = parameter.id }
+                knobs[name] = rootCentre(control)
+                rects[name] = rootRect(control)
             }
             entry["controls"] = knobs
+            // Every control's rectangle on screen (x, y, width, height), for the layout tests.
+            for knob in pedal.knobs { rects[knob.parameter.id] = rootRect(knob.widget) }
+            if let eq = pedal.equalizer {
+                for (band, slider) in zip(Parameter.eqBands, eq.sliders) { rects[band.id] = rootRect(slider) }
+            }
+            rects["footswitch"] = rootRect(pedal.footswitch)
+            rects["remove"] = rootRect(pedal.removeButton)
+            if let looper = pedal.looper { rects["undo"] = rootRect(looper.undoButton) }
+            if let button = pedal.fileButton { rects["load_file"] = rootRect(button) }
+            entry["rects"] = rects
             if let looper = pedal.looper { entry["undo"] = rootCentre(looper.undoButton) }
             entry["remove"] = rootCentre(pedal.removeButton)
             if let button = pedal.fileButton {

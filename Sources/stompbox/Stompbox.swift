@@ -7,7 +7,7 @@ struct Stompbox: ParsableCommand {
         commandName: "stompbox",
         abstract: "A guitar multi-effects pedalboard. With no subcommand, opens the window.",
         subcommands: [
-            ParamsCommand.self, RenderCommand.self, CabsCommand.self, TuneCommand.self,
+            ParamsCommand.self, RenderCommand.self, CabsCommand.self, TuneCommand.self, ArtworkCommand.self,
             RunCommand.self, DevicesCommand.self, PluginsCommand.self,
             PresetsCommand.self, LicenceCommand.self, StoreCommand.self, SessionCommand.self,
             GUICommand.self,

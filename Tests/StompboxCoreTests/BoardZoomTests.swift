@@ -66,3 +66,52 @@ struct BoardZoomTests {
         #expect(abs(Double(big.width) / Double(big.height) - 1911.0 / 471) < 0.02)
     }
 }
+
+@Suite("How the board wraps onto two rows")
+struct BoardArrangementTests {
+    /// The ten built-in pedals' widths at zoom 1, in the order of a new board.
+    let widths = [184, 184, 264, 224, 264, 184, 184, 184, 184, 184]
+    func arrange(_ width: Int, _ height: Int, _ widths: [Int]? = nil) -> BoardZoom.Arrangement {
+        BoardZoom.arrange(view: (width, height), pedalWidths: widths ?? self.widths, pedalHeight: 340, spacing: 10, border: 12)
+    }
+
+    @Test func aLaptopWrapsTheBoardRatherThanScrollIt() {
+        // 1366×768: the board's view about 1120×650. One row would need zoom 0.5; two rows fit at 0.85.
+        let board = arrange(1120, 650)
+        #expect(board.rows == [0..<5, 5..<10] && board.fits && board.zoom >= BoardZoom.minimum, "\(board)")
+        // Each row in chain order, the first as long or longer, the wider row as narrow as any split makes it.
+        let first = widths[board.rows[0]].reduce(0, +), second = widths[board.rows[1]].reduce(0, +)
+        for split in 1..<widths.count {
+            #expect(max(first, second) <= max(widths[..<split].reduce(0, +), widths[split...].reduce(0, +)))
+        }
+    }
+
+    @Test func aTallWindowGrowsThePedalsOntoTwoRows() {
+        // 1920×1080: the view about 1650×960. One row fits only below the minimum; two rows at 1.35.
+        let board = arrange(1650, 960)
+        #expect(board.rows.count == 2 && board.zoom >= 1.3, "\(board)")
+        // A short board that one row shows at zoom 1.4 but two rows larger still: two rows, larger.
+        let three = arrange(1650, 960, [184, 184, 184])
+        #expect(three.rows.count == 1 || three.zoom > BoardZoom.fit(view: (1650, 960), pedalWidths: [184, 184, 184], pedalHeight: 340, spacing: 10, border: 12))
+    }
+
+    @Test func aWideLowWindowKeepsOneRow() {
+        // Too low for two rows at the minimum: one row, scrolling sideways if it must.
+        let board = arrange(1700, 420)
+        #expect(board.rows == [0..<10] && board.zoom == BoardZoom.minimum && !board.fits, "\(board)")
+        let wide = arrange(4000, 420)
+        #expect(wide.rows == [0..<10] && wide.fits, "\(wide)")
+        // One pedal: one row.
+        #expect(arrange(800, 2000, [184]).rows == [0..<1])
+    }
+
+    @Test func whatFitsFitsAsTheWindowLaysItOut() {
+        for (width, height) in [(1120, 650), (1650, 960), (1000, 900), (3400, 1900)] {
+            let board = arrange(width, height)
+            guard board.fits else { continue }
+            let across = board.rows.map { row in widths[row].map { Int(BoardZoom.pixels($0, board.zoom)) }.reduce(0, +) + 10 * (row.count - 1) + 24 }.max()!
+            let down = board.rows.count * Int(BoardZoom.pixels(340, board.zoom)) + 10 * (board.rows.count - 1) + 24
+            #expect(across <= width && down <= height, "\(board) in \(width)×\(height)")
+        }
+    }
+}
