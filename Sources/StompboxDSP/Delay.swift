@@ -339,9 +339,9 @@ extension PedalKind {
         // Three knobs on top; the trails and ping-pong toggles below them, the sync menu over
         // the LED (set lower than on the other pedals to make room).
         face: PedalFace(ledY: 170, places: [
-            .init("time_ms", x: 4, y: 12, diameter: 40, width: 58),
-            .init("feedback", x: 63, y: 12, diameter: 40, width: 58),
-            .init("mix", x: 122, y: 12, diameter: 40, width: 58),
+            .init("time_ms", x: 4, y: 12, diameter: 40, width: 56),
+            .init("feedback", x: 63, y: 12, diameter: 40, width: 56),
+            .init("mix", x: 122, y: 12, diameter: 40, width: 56),
             .init("trails", x: 8, y: 82, width: 52),
             .init("ping_pong", x: 66, y: 82, width: 52),
             .init("sync", x: 38, y: 128, width: 108, menu: true, labels: TempoSync.labels, caption: "SYNC"),

@@ -483,12 +483,12 @@ extension PedalKind {
         ],
         // Six knobs: three on top, three below.
         face: PedalFace(places: [
-            .init("rate_hz", x: 4, y: 12, diameter: 40, width: 58),
-            .init("depth", x: 63, y: 12, diameter: 40, width: 58),
-            .init("delay_ms", x: 122, y: 12, diameter: 40, width: 58),
-            .init("feedback", x: 4, y: 80, diameter: 40, width: 58),
-            .init("mix", x: 63, y: 80, diameter: 40, width: 58),
-            .init("spread", x: 122, y: 80, diameter: 40, width: 58),
+            .init("rate_hz", x: 4, y: 12, diameter: 40, width: 56),
+            .init("depth", x: 63, y: 12, diameter: 40, width: 56),
+            .init("delay_ms", x: 122, y: 12, diameter: 40, width: 56),
+            .init("feedback", x: 4, y: 80, diameter: 40, width: 56),
+            .init("mix", x: 63, y: 80, diameter: 40, width: 56),
+            .init("spread", x: 122, y: 80, diameter: 40, width: 56),
         ], artwork: .init(body: "#7b3fa8", dark: "#4b1f6d", text: "#f3e8ff", accent: "#c9a6ee", name: "FLANGER", subtitle: "JET FLANGER")),
         make: { Flanger(parameters: $0.parameters) })
 }

@@ -143,8 +143,8 @@ extension PedalKind {
         face: PedalFace(places: [
             .init("threshold_db", x: 6, y: 14, diameter: 48, width: 76),
             .init("release_ms", x: 114, y: 14, diameter: 48),
-            .init("hold_ms", x: 20, y: 88, diameter: 34, width: 60),
-            .init("hysteresis_db", x: 104, y: 88, diameter: 34, width: 72),
+            .init("hold_ms", x: 20, y: 90, diameter: 34, width: 60),
+            .init("hysteresis_db", x: 104, y: 90, diameter: 34, width: 72),
         ], artwork: .init(body: "#d04a7c", dark: "#8a1f4b", text: "#fff0f6", accent: "#ffb3d0", name: "NOISE GATE", subtitle: "HUM SILENCER")),
         make: { NoiseGate(parameters: $0.parameters) })
 }

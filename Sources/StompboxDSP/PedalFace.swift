@@ -158,7 +158,7 @@ extension PedalKind {
         var frames: [FaceFrame] = []
         if face.panel == .equalizer {
             for (i, band) in controls.enumerated() {
-                frames.append(FaceFrame(name: band.id, kind: .fader, rect: .init(14 + i * 40, 88, 40, 92)))
+                frames.append(FaceFrame(name: band.id, kind: .fader, rect: .init(15 + i * 40, 88, 38, 92)))
             }
         } else {
             var unplaced: [Parameter] = []

@@ -96,11 +96,13 @@ final class PedalView {
             put(eq.curve, screen.x, screen.y)
             for (band, slider) in zip(kind.controls, eq.sliders) {
                 guard let frame = layout.frame(band.id) else { continue }
+                size(slider, frame.width, frame.height)
                 put(slider, frame.x, frame.y)
             }
+            // Each band's name under its fader, as wide as the fader's pitch.
             for (band, label) in zip(kind.controls, eq.labels) {
                 guard let frame = layout.frame(band.id) else { continue }
-                put(label, frame.x, frame.y + frame.height + 2)
+                put(label, frame.x - 1, frame.y + frame.height + 2)
             }
         case .looper:
             let section = LooperSection(control: looperControl, store: store, face: face, width: layout.width, zoom: zoom,

@@ -26,8 +26,11 @@ struct PedalFaceTests {
             if a.kind != .footswitch { #expect(!a.rect.intersects(name), "\(a.name) \(a.rect) covers the \(kind.name)'s printed name") }
             if let bar = art.bar { #expect(!a.rect.intersects(bar), "\(a.name) \(a.rect) covers the \(kind.name)'s bar \(bar)") }
             if let screen = art.screen { #expect(!a.rect.intersects(screen), "\(a.name) \(a.rect) covers the \(kind.name)'s screen") }
+            // At least 2 px apart, so each rounded to whole pixels at a zoom they still do not touch.
+            let margin = PedalFace.Rect(a.rect.x - 1, a.rect.y - 1, a.rect.width + 2, a.rect.height + 2)
             for b in frames[(i + 1)...] {
-                #expect(!a.rect.intersects(b.rect), "on the \(kind.name), \(a.name) \(a.rect) overlaps \(b.name) \(b.rect)")
+                #expect(!margin.intersects(PedalFace.Rect(b.rect.x - 1, b.rect.y - 1, b.rect.width + 2, b.rect.height + 2)),
+                        "on the \(kind.name), \(a.name) \(a.rect) is not 2 px clear of \(b.name) \(b.rect)")
             }
         }
     }

@@ -86,6 +86,78 @@ struct WindowFitTests {
         #expect(colours > 2000, "screenshot \(shot) looks blank (\(colours) colours)")
     }
 
+    /// Every built-in pedal, in the order of a new board.
+    static let everyPedal = ["gate", "overdrive", "amp", "cab", "eq", "flanger", "tremolo", "delay", "reverb", "looper"]
+    static let everyPedalPresets: String = {
+        let chain = "[" + everyPedal.map { "\"\($0)\"" }.joined(separator: ",") + "]"
+        let slot = { (name: String) in
+            #"{"format":"stompbox-preset","version":2,"name":"\#(name)","chain":\#(chain),"parameters":{"delay.sync":"1/8."}}"#
+        }
+        return #"{"format":"stompbox-presets","version":1,"selected":0,"slots":[\#(slot("Ten")),\#(slot("Ten 2")),\#(slot("Ten 3"))]}"#
+    }()
+
+    @Test("with every built-in pedal on the board, no two controls overlap and each lies on its pedal; a laptop shows them all",
+          arguments: ["1280x720", "1366x768", "1920x1080", "3840x2160@2"])
+    func facesKeepApart(_ screen: String) throws {
+        let parts = screen.split(separator: "@")
+        let size = parts[0].split(separator: "x").compactMap { Int($0) }
+        let scale = parts.count > 1 ? Int(parts[1]) ?? 1 : 1
+        let (width, height) = (size[0], size[1])
+        let session = try PedalboardSession(environment: ["GDK_SCALE": "\(scale)"], screen: (width, height), presets: Self.everyPedalPresets)
+        defer { session.stop() }
+        func layout() -> [String: Any] { session.state()?["layout"] as? [String: Any] ?? [:] }
+        #expect(waitUntil(seconds: 10) { layout()["board"] as? [String] == Self.everyPedal }, "board: \(String(describing: layout()["board"]))")
+        _ = try session.settledPoint(["more"])
+        #expect(waitUntil(seconds: 5) { layout()["zoom_pending"] as? Bool == false })
+
+        struct Box: CustomStringConvertible {
+            let name: String, x: Int, y: Int, w: Int, h: Int
+            func intersects(_ o: Box) -> Bool { x < o.x + o.w && o.x < x + w && y < o.y + o.h && o.y < y + h }
+            func contains(_ o: Box) -> Bool { o.x >= x && o.y >= y && o.x + o.w <= x + w && o.y + o.h <= y + h }
+            var description: String { "\(name) \(x),\(y) \(w)×\(h)" }
+        }
+        /// Every control of every pedal, and the pedals, read until a layout pass has placed them all.
+        func read() -> (pedals: [Box], controls: [(pedal: String, box: Box)])? {
+            let now = layout()
+            var pedals: [Box] = [], controls: [(String, Box)] = []
+            for id in Self.everyPedal {
+                guard let entry = now[id] as? [String: Any], let origin = entry["origin"] as? [Int], let size = entry["size"] as? [Int],
+                      let rects = entry["rects"] as? [String: [Int]], !rects.isEmpty else { return nil }
+                let s = scale
+                pedals.append(Box(name: id, x: origin[0], y: origin[1], w: size[0] * s, h: size[1] * s))
+                for (name, r) in rects {
+                    guard r.count == 4, r[2] > 0, r[3] > 0 else { return nil }
+                    controls.append((id, Box(name: "\(id) \(name)", x: r[0], y: r[1], w: r[2], h: r[3])))
+                }
+            }
+            return (pedals, controls)
+        }
+        var found: (pedals: [Box], controls: [(pedal: String, box: Box)])?
+        #expect(waitUntil(seconds: 5) { found = read(); return found != nil }, "no complete layout: \(layout().keys.sorted())")
+        let (pedals, controls) = try #require(found)
+        // Ten pedals, each with its footswitch and × at least, and every knob, toggle, menu and fader.
+        #expect(controls.count >= 10 * 2 + 4 + 3 + 6 + 2 + 6 + 6 + 3 + 5 + 6 + 4, "\(controls.count) controls")
+        for (i, a) in controls.enumerated() {
+            let pedal = try #require(pedals.first { $0.name == a.pedal })
+            #expect(pedal.contains(a.box), "\(a.box) leaves its pedal \(pedal) at \(screen)")
+            for b in controls[(i + 1)...] where a.box.intersects(b.box) {
+                Issue.record("\(a.box) overlaps \(b.box) at \(screen)")
+            }
+        }
+        if width == 1366 {
+            // A laptop: every control of the ten pedals on screen and in the board's view, nothing to scroll.
+            let view = try #require(layout()["board_view"] as? [Int])
+            let viewBox = Box(name: "board view", x: view[0], y: view[1], w: view[2], h: view[3])
+            let screenBox = Box(name: "screen", x: 0, y: 0, w: width, h: height)
+            for (_, box) in controls {
+                #expect(screenBox.contains(box) && viewBox.contains(box), "\(box) is not on the \(screen) screen without scrolling (view \(viewBox))")
+            }
+        }
+        let shot = try session.shot("faces-\(screen.replacingOccurrences(of: "@", with: "-scale")).png")
+        let colours = Int(try shell(["identify", "-format", "%k", shot]).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        #expect(colours > 2000, "screenshot \(shot) looks blank (\(colours) colours)")
+    }
+
     @Test("on a large screen the pedals are larger, follow the window's size, and lose nothing")
     func pedalsScaleWithTheWindow() throws {
         // A 4K screen at 100 %: 1920 logical pixels of pedals would be a strip across its middle.
