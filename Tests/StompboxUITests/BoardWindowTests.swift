@@ -19,11 +19,12 @@ struct BoardWindowTests {
 
         func shownPedals() -> [String] {
             guard let layout = session.state()?["layout"] as? [String: Any] else { return [] }
-            let pedals = layout.compactMap { key, value -> (String, Int)? in
+            // Row by row (a board may wrap onto two), left to right.
+            let pedals = layout.compactMap { key, value -> (String, [Int])? in
                 guard let entry = value as? [String: Any], let origin = entry["origin"] as? [Int] else { return nil }
-                return (key, origin[0])
+                return (key, origin)
             }
-            return pedals.sorted { $0.1 < $1.1 }.map(\.0)
+            return pedals.sorted { ($0.1[1], $0.1[0]) < ($1.1[1], $1.1[0]) }.map(\.0)
         }
         func strip() -> [String] {
             let entries = ((session.state()?["layout"] as? [String: Any])?["strip"] as? [String: [Int]]) ?? [:]
@@ -56,6 +57,59 @@ struct BoardWindowTests {
         (session.state()?["layout"] as? [String: Any])?["board"] as? [String] ?? []
     }
 
+    /// Drags `pedal` by its enclosure (between the rule under its name and the footswitch, where
+    /// no control is, at the board's zoom) with the mouse, and drops it `across` pixels right of
+    /// `target` (another pedal's origin) at the height it was grabbed at in its own pedal.
+    static func drag(_ session: PedalboardSession, _ pedal: String, to target: [Int], across: Int = 20) throws {
+        let origin = try session.settledPoint([pedal, "origin"])
+        let zoom = (session.state()?["layout"] as? [String: Any])?["zoom"] as? Double ?? 1
+        let start = (x: origin[0] + Int(52 * zoom), y: origin[1] + Int(235 * zoom))
+        let end = (x: target[0] + across, y: target[1] + Int(235 * zoom))
+        try session.xdotool("mousemove", "\(start.x)", "\(start.y)")
+        Thread.sleep(forTimeInterval: 0.15)
+        try session.xdotool("mousedown", "1")
+        for step in 1...10 {
+            try session.xdotool("mousemove", "\(start.x + (end.x - start.x) * step / 10)", "\(start.y + (end.y - start.y) * step / 10)")
+            Thread.sleep(forTimeInterval: 0.03)
+        }
+        try session.xdotool("mouseup", "1")
+    }
+
+    @Test("on a laptop the ten pedals stand on two rows in chain order; dragging a pedal between the rows moves it in the chain")
+    func dragAcrossTheRows() throws {
+        let every = ["gate", "overdrive", "amp", "cab", "eq", "flanger", "tremolo", "delay", "reverb", "looper"]
+        let slot = #"{"format":"stompbox-preset","version":2,"name":"Ten","chain":["gate","overdrive","amp","cab","eq","flanger","tremolo","delay","reverb","looper"],"parameters":{}}"#
+        let presets = #"{"format":"stompbox-presets","version":1,"selected":0,"slots":[\#(slot),\#(slot),\#(slot)]}"#
+        let session = try PedalboardSession(screen: (1366, 768), presets: presets)
+        defer { session.stop() }
+        func origins() -> [String: [Int]] {
+            let layout = session.state()?["layout"] as? [String: Any] ?? [:]
+            return Dictionary(uniqueKeysWithValues: every.compactMap { id in ((layout[id] as? [String: Any])?["origin"] as? [Int]).map { (id, $0) } })
+        }
+        func rows() -> [[String]] {
+            let o = origins()
+            let ys = Set(o.values.map { $0[1] }).sorted()
+            return ys.map { y in o.filter { $0.value[1] == y }.sorted { $0.value[0] < $1.value[0] }.map(\.key) }
+        }
+        #expect(waitUntil(seconds: 10) { Self.shownPedals(session) == every })
+        _ = try session.settledPoint(["more"])
+        #expect(waitUntil(seconds: 5) { rows() == [Array(every[..<5]), Array(every[5...])] }, "rows: \(rows())")
+
+        // The Reverb, from the second row to the left of the Overdrive on the first.
+        try Self.drag(session, "reverb", to: try session.settledPoint(["overdrive", "origin"]), across: 20)
+        let up = ["gate", "reverb", "overdrive", "amp", "cab", "eq", "flanger", "tremolo", "delay", "looper"]
+        #expect(waitUntil(seconds: 5) { Self.shownPedals(session) == up }, "board: \(Self.shownPedals(session))")
+        #expect(waitUntil(seconds: 5) { rows().joined().map { $0 } == up && rows().count == 2 }, "rows: \(rows())")
+
+        // The Gate, from the first row to the right of the Looper, the last on the second.
+        let looper = try session.settledPoint(["looper", "origin"])
+        try Self.drag(session, "gate", to: looper, across: Int(Double(try session.settledPoint(["looper", "size"])[0]) * 1.1))
+        let down = Array(up.dropFirst()) + ["gate"]
+        #expect(waitUntil(seconds: 5) { Self.shownPedals(session) == down }, "board: \(Self.shownPedals(session))")
+        #expect(waitUntil(seconds: 3) { session.presetModified == true })
+        _ = try session.shot("board-two-rows.png")
+    }
+
     @Test("drag the Delay to the front with the mouse, take the Reverb off with its ×, put it back from Add pedal…; the chain follows and the preset is marked modified")
     func rearrangeByHand() throws {
         let session = try PedalboardSession(startFromDefaults: true)
@@ -65,18 +119,7 @@ struct BoardWindowTests {
 
         // Grab the Delay by its enclosure (under its name, where no control is) and drop it left
         // of the Overdrive.
-        let delay = try session.settledPoint(["delay", "origin"])
-        let overdrive = try session.settledPoint(["overdrive", "origin"])
-        let start = (x: delay[0] + 92, y: delay[1] + 222)
-        try session.xdotool("mousemove", "\(start.x)", "\(start.y)")
-        Thread.sleep(forTimeInterval: 0.15)
-        try session.xdotool("mousedown", "1")
-        for step in 1...10 {
-            let x = start.x + (overdrive[0] + 20 - start.x) * step / 10
-            try session.xdotool("mousemove", "\(x)", "\(start.y)")
-            Thread.sleep(forTimeInterval: 0.03)
-        }
-        try session.xdotool("mouseup", "1")
+        try Self.drag(session, "delay", to: try session.settledPoint(["overdrive", "origin"]))
         let moved = ["delay", "overdrive", "eq", "flanger", "tremolo", "reverb", "looper"]
         #expect(waitUntil(seconds: 5) { Self.shownPedals(session) == moved }, "shown: \(Self.shownPedals(session))")
         #expect(waitUntil(seconds: 3) { session.presetModified == true })
