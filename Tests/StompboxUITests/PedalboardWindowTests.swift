@@ -88,6 +88,21 @@ struct PedalboardWindowTests {
         try session.xdotool("mousemove", "\(sine.x)", "\(sine.y)", "click", "1")
         #expect(waitUntil(seconds: 3) { session.parameter("tremolo.shape") == 0 })
 
+        // The Delay's TRAILS toggle, a click each way.
+        #expect(session.parameter("delay.trails") == 1)
+        let trails = try session.point("delay", "controls", "delay.trails")
+        try session.xdotool("mousemove", "\(trails.x)", "\(trails.y)", "click", "1")
+        #expect(waitUntil(seconds: 3) { session.parameter("delay.trails") == 0 })
+        try session.xdotool("mousemove", "\(trails.x)", "\(trails.y)", "click", "1")
+        #expect(waitUntil(seconds: 3) { session.parameter("delay.trails") == 1 })
+
+        // The Delay's SYNC mini-menu drops down its note values: the third is ♪ 1/8.
+        #expect(session.parameter("delay.sync") == 0)
+        try session.openingPopup { try session.click("delay", "controls", "delay.sync") }
+        for _ in 0..<3 { try session.xdotool("key", "Down") }
+        try session.xdotool("key", "Return")
+        #expect(waitUntil(seconds: 3) { session.parameter("delay.sync") == 2 }, "delay.sync \(String(describing: session.parameter("delay.sync")))")
+
         // An EQ fader dragged to the top is +12 dB.
         let band = try session.point("eq", "controls", "eq.band3_db")
         try session.xdotool("mousemove", "\(band.x)", "\(band.y)", "mousedown", "1", "mousemove", "\(band.x)", "\(band.y - 30)",

@@ -115,9 +115,18 @@ struct TouchWindowTests {
         #expect(session.selectedSlot == selected)
     }
 
+    /// A board too wide for a 1280×720 screen even on two rows, so it scrolls: the ten built-in
+    /// pedals and two plugin pedals (a plugin that is not installed still stands on the board).
+    static let wideBoard: String = {
+        let plugins = zip(["ts9", "phaser"], ["http://guitarix.sourceforge.net/plugins/gxts9#ts9sim", "http://calf.sourceforge.net/plugins/Phaser"]).map { #"{"id":"\#($0)","lv2":"\#($1)"}"# }
+        let chain = "[" + (WindowFitTests.everyPedal.map { "\"\($0)\"" } + plugins).joined(separator: ",") + "]"
+        let slot = { (name: String) in #"{"format":"stompbox-preset","version":3,"name":"\#(name)","chain":\#(chain),"parameters":{}}"# }
+        return #"{"format":"stompbox-presets","version":1,"selected":0,"slots":[\#(slot("Wide")),\#(slot("Wide 2")),\#(slot("Wide 3"))]}"#
+    }()
+
     @Test("a sideways scroll over a knob moves the board and leaves the knob; the vertical wheel turns it")
     func sidewaysScrollOverAKnobMovesTheBoard() throws {
-        let session = try PedalboardSession(screen: (1280, 720), presets: WindowFitTests.presets)
+        let session = try PedalboardSession(screen: (1280, 720), presets: Self.wideBoard)
         defer { session.stop() }
         _ = try session.settledPoint(["more"])
         let start = try session.settledPoint(["overdrive", "origin"])
@@ -141,7 +150,7 @@ struct TouchWindowTests {
 
     @Test("a one-finger swipe to the left scrolls the board on a 1280×720 screen")
     func swipeScrollsTheBoard() throws {
-        let session = try PedalboardSession(screen: (1280, 720), presets: WindowFitTests.presets, touch: true)
+        let session = try PedalboardSession(screen: (1280, 720), presets: Self.wideBoard, touch: true)
         defer { session.stop() }
         _ = try session.settledPoint(["more"])
         let view = try #require((session.state()?["layout"] as? [String: Any])?["board_view"] as? [Int])
