@@ -20,12 +20,16 @@ struct WindowFitTests {
         return #"{"format":"stompbox-presets","version":1,"selected":0,"slots":[\#(slot("All")),\#(slot("All 2")),\#(slot("All 3"))]}"#
     }()
 
+    /// "1366x768" or "3840x2160@2" (GDK_SCALE 2): width, height and scale.
+    static func screen(_ text: String) -> (width: Int, height: Int, scale: Int) {
+        let parts = text.split(separator: "@")
+        let size = parts[0].split(separator: "x").compactMap { Int($0) }
+        return (size[0], size[1], parts.count > 1 ? Int(parts[1]) ?? 1 : 1)
+    }
+
     @Test("fits, everything reachable, the rightmost knob turns", arguments: ["1280x720", "1366x768", "1536x864", "1920x1080", "3840x2160@2"])
     func fits(_ screen: String) throws {
-        let parts = screen.split(separator: "@")
-        let size = parts[0].split(separator: "x").compactMap { Int($0) }
-        let scale = parts.count > 1 ? Int(parts[1]) ?? 1 : 1
-        let (width, height) = (size[0], size[1])
+        let (width, height, scale) = Self.screen(screen)
         let session = try PedalboardSession(environment: ["GDK_SCALE": "\(scale)"], screen: (width, height), presets: Self.presets)
         defer { session.stop() }
 
@@ -99,10 +103,7 @@ struct WindowFitTests {
     @Test("with every built-in pedal on the board, no two controls overlap and each lies on its pedal; a laptop shows them all",
           arguments: ["1280x720", "1366x768", "1920x1080", "3840x2160@2"])
     func facesKeepApart(_ screen: String) throws {
-        let parts = screen.split(separator: "@")
-        let size = parts[0].split(separator: "x").compactMap { Int($0) }
-        let scale = parts.count > 1 ? Int(parts[1]) ?? 1 : 1
-        let (width, height) = (size[0], size[1])
+        let (width, height, scale) = Self.screen(screen)
         let session = try PedalboardSession(environment: ["GDK_SCALE": "\(scale)"], screen: (width, height), presets: Self.everyPedalPresets)
         defer { session.stop() }
         func layout() -> [String: Any] { session.state()?["layout"] as? [String: Any] ?? [:] }
