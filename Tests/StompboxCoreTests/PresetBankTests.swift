@@ -51,19 +51,49 @@ import StompboxDSP
         }
     }
 
-    @Test func factoryPresetsAreThreeGuitarSounds() throws {
-        #expect(factoryBank.slots.map(\.name) == ["Clean Room", "Crunch Echo", "Lead Swirl"])
-        #expect(factoryBank.selected == 0)
+    /// The shipped file as written, not as read: every slot says version 2 and carries its board.
+    @Test func factoryPresetsFileIsVersion2WithTheDefaultBoard() throws {
+        let url = repositoryData.data(FactoryPresets.fileName)
+        let json = try JSONValue.parse(Data(contentsOf: url))
+        guard case .object(let top) = json, case .array(let slots)? = top["slots"] else {
+            Issue.record("\(url.path) holds no slots")
+            return
+        }
+        #expect(top["format"] == .string(PresetBank.format) && top["version"] == .number(1), "the bank wrapper stays version 1")
+        #expect(slots.count == 3)
+        for (i, slot) in slots.enumerated() {
+            guard case .object(let fields) = slot else { Issue.record("slot \(i + 1) is not an object"); continue }
+            #expect(fields["version"] == .number(2), "slot \(i + 1): \(String(describing: fields["version"]))")
+            #expect(fields["chain"] == .array(PedalKind.builtIn.map { .string($0.id) }),
+                    "slot \(i + 1) lists the default board order: \(String(describing: fields["chain"]))")
+            guard case .object(let parameters)? = fields["parameters"] else { Issue.record("slot \(i + 1) has no parameters"); continue }
+            for id in ["gate.enabled", "amp.enabled", "cab.enabled"] {
+                #expect(parameters[id] == .bool(true), "slot \(i + 1): \(id)")
+            }
+            #expect(parameters["looper.enabled"] == .bool(false), "slot \(i + 1): the Looper is on the board but off")
+        }
+    }
+
+    @Test func factoryPresetsAreACleanACrunchAndALeadThroughTheRig() throws {
+        #expect(factoryBank.slots.map(\.name) == ["Clean Combo", "Crunch 2x12", "Lead 4x12"])
+        #expect(factoryBank.selected == 0, "a new user starts on preset 1")
         for p in factoryBank.slots {
+            #expect(p.board == PedalKind.builtIn, "\(p.name): the default board, in its order")
+            for kind in [PedalKind.gate, .amp, .cab, .delay, .reverb] {
+                #expect(p[kind.enabledParameter] == 1, "\(p.name): the \(kind.name) is on")
+            }
             #expect(p[.looperEnabled] == 0, "\(p.name): the Looper is off")
+            #expect(p[.flangerEnabled] == 0 && p[.tremoloEnabled] == 0, "\(p.name): no modulation")
+            #expect(p.states.isEmpty, "\(p.name): a bundled cabinet, no file of the user's")
             for parameter in Parameter.allCases { #expect(parameter.spec.contains(p[parameter])) }
         }
         let (clean, crunch, lead) = (factoryBank[0], factoryBank[1], factoryBank[2])
-        #expect(clean[.reverbEnabled] == 1 && clean[.overdriveEnabled] == 0)
-        #expect(crunch[.overdriveEnabled] == 1 && crunch[.delayEnabled] == 1)
-        #expect(abs(crunch[.delayTime] - 380) < 1)
-        #expect(lead[.overdriveEnabled] == 1 && lead[.flangerEnabled] == 1 && lead[.delayEnabled] == 1)
-        #expect(lead[.overdriveDrive] > crunch[.overdriveDrive])
+        let model = Parameter.ampModel, ir = Parameter.cabImpulse
+        #expect(clean[model] == 0 && clean[.overdriveEnabled] == 0, "the clean is the amp's clean model, no pedal drive")
+        #expect(crunch[model] == 1 && crunch[.overdriveEnabled] == 1, "the crunch: an overdrive into the crunch model")
+        #expect(lead[model] == 2 && lead[.overdriveEnabled] == 1, "the lead: an overdrive boost into the lead model")
+        #expect([clean[ir], crunch[ir], lead[ir]] == [0, 1, 2], "open 1x12, closed 2x12, closed 4x12")
+        #expect(clean[.delayTime] > crunch[.delayTime] && lead[.delayTime] > crunch[.delayTime], "the crunch's delay is a short slap")
     }
 
     @Test func errorsNameTheProblem() throws {

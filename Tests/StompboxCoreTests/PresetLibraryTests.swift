@@ -38,6 +38,57 @@ import StompboxDSP
         #expect(!SafeFile.exists(folder.file("presets.json")))
     }
 
+    /// A new user (no presets.json) opens on preset 1 of the shipped file, the clean through the
+    /// gate, amp and cabinet, on the default board; opening writes nothing.
+    @Test func aNewUsersFirstSoundIsFactoryPreset1() throws {
+        let home = TemporaryFolder()
+        let directories = UserDirectories(config: home.url.appendingPathComponent("config"), data: home.url.appendingPathComponent("data"))
+        let library = try PresetLibrary(directories: directories, dataFiles: { repositoryData })
+        #expect(library.selected == 0)
+        let first = library[library.selected]
+        #expect(first == factoryBank[0])
+        #expect(first.board == PedalKind.builtIn)
+        #expect(first[.gateEnabled] == 1 && first[.ampEnabled] == 1 && first[.cabEnabled] == 1)
+        // Played as the window plays the selected slot at start (FeatureGate: nothing unlocked).
+        let live = ParameterStore()
+        #expect(FeatureGate.locked.apply(first, to: live).isEmpty, "nothing in preset 1 is locked")
+        #expect(first.matches(live, board: PedalKind.builtIn))
+        #expect(!SafeFile.exists(directories.config.appendingPathComponent("stompbox/presets.json")), "nothing written until a change")
+    }
+
+    /// An existing user's presets (here the old version-1 factory slots, one renamed, slot 2
+    /// selected) open as they are: the factory file is not even read, and the file is not
+    /// rewritten, upgraded or backed up by opening, reloading or playing a slot.
+    @Test func anExistingUsersPresetsAreNeverTouched() throws {
+        let folder = TemporaryFolder()
+        let slot = { (name: String, parameters: String) in
+            #"{"format":"stompbox-preset","version":1,"name":"\#(name)","parameters":{\#(parameters)}}"#
+        }
+        let mine = #"{"format":"stompbox-presets","version":1,"selected":1,"slots":["#
+            + slot("Clean Room", #""eq.enabled":true,"reverb.enabled":true,"reverb.mix":0.28"#) + ","
+            + slot("My Crunch", #""overdrive.enabled":true,"overdrive.drive":0.45,"delay.enabled":true,"delay.time_ms":380"#) + ","
+            + slot("Lead Swirl", #""overdrive.enabled":true,"flanger.enabled":true"#) + "]}"
+        let bytes = Data(mine.utf8)
+        folder.write("presets.json", bytes)
+        var factoryAsked = 0
+        let library = try PresetLibrary(directory: folder.url) {
+            factoryAsked += 1
+            return factoryBank
+        }
+        try library.reload()
+        #expect(factoryAsked == 0, "the factory presets are read only for a missing or unusable file")
+        #expect(library.takeNotices().isEmpty)
+        #expect(library.selected == 1)
+        #expect(library.slots.map(\.name) == ["Clean Room", "My Crunch", "Lead Swirl"])
+        let played = library[library.selected]
+        #expect(played.board == PedalKind.classic, "a version-1 slot keeps the classic board")
+        #expect(played[.ampEnabled] == 0 && played[.cabEnabled] == 0 && played[.gateEnabled] == 0)
+        #expect(played[.delayTime] == 380 && played[.overdriveDrive] == 0.45)
+        FeatureGate.locked.apply(played, to: ParameterStore())
+        #expect(folder.read("presets.json") == bytes, "the file is byte for byte what the user had")
+        #expect(folder.names().filter { $0 != "presets.json.lock" } == ["presets.json"], "no backup, no moved-aside copy")
+    }
+
     @Test func damagedJSONIsMovedAside() throws {
         try expectMovedAside(Data("this is not json {".utf8), problem: "was damaged (unexpected character 'h' at byte 1 (line 1, column 2))")
         try expectMovedAside(Data([0xFF, 0xFE, 0x00, 0x7B]), problem: "was damaged")
@@ -126,7 +177,7 @@ import StompboxDSP
         store.set(.delayTime, 777)
         store.set(.reverbEnabled, 1)
         try library.save(from: store, board: PedalKind.builtIn, into: 0)
-        #expect(library[0].name == "Clean Room", "saving keeps the slot's name")
+        #expect(library[0].name == factoryBank[0].name, "saving keeps the slot's name")
         #expect(library[0][.delayTime] == 777)
         try library.save(from: store, board: PedalKind.builtIn, into: 0, name: "Big Room")
         #expect(try open(folder)[0].name == "Big Room")

@@ -129,7 +129,7 @@ struct BoardWindowTests {
         #expect(waitUntil(seconds: 5) { Self.shownPedals(session) == without }, "shown: \(Self.shownPedals(session))")
 
         // Add pedal… lists what is off the board in the registry's order (the Noise Gate, the Amp
-        // and the Cabinet, which the classic factory board leaves off, then the Reverb); it goes on at the end.
+        // and the Cabinet, which the classic board of a version-1 preset leaves off, then the Reverb); it goes on at the end.
         #expect(waitUntil(seconds: 5) { Self.addable(session) == ["gate", "amp", "cab", "reverb"] }, "Add pedal… offers \(Self.addable(session))")
         try session.openingPopup { try session.click("add_pedal") }
         for _ in 0..<4 { try session.xdotool("key", "Down") }

@@ -11,18 +11,24 @@ struct PresetPanelWindowTests {
         #expect(FileManager.default.isExecutableFile(atPath: Paths.stompbox), "build first: swift build --build-tests")
     }
 
-    @Test("the window opens playing the selected preset (the factory's Clean Room on a first start)")
+    @Test("the window opens playing the selected preset (the factory's Clean Combo through the gate, amp and cabinet on a first start)")
     func opensWithTheSelectedPreset() throws {
         let session = try PedalboardSession()
         defer { session.stop() }
         #expect(session.selectedSlot == 0)
-        #expect((session.presets["names"] as? [String])?.first == "Clean Room")
+        #expect((session.presets["names"] as? [String])?.first == "Clean Combo")
         #expect(session.presets["modified"] as? Bool == false)
-        // What data/factory-presets.json stores for Clean Room, read by the engine's state.
-        #expect(session.parameter("reverb.enabled") == 1)
-        #expect(session.parameter("eq.enabled") == 1)
-        #expect(abs((session.parameter("reverb.mix") ?? 0) - 0.28) < 1e-6)
+        // What data/factory-presets.json stores for Clean Combo, read by the engine's state.
+        for id in ["gate.enabled", "amp.enabled", "cab.enabled", "eq.enabled", "delay.enabled", "reverb.enabled"] {
+            #expect(session.parameter(id) == 1, "\(id)")
+        }
+        #expect(session.parameter("overdrive.enabled") == 0)
+        #expect(session.parameter("amp.model") == 0, "the amp's clean model")
+        #expect(abs((session.parameter("reverb.mix") ?? 0) - 0.25) < 1e-6)
         #expect(abs((session.parameter("eq.band5_db") ?? 0) - 2) < 1e-6)
+        // On its board, every built-in pedal in the default order.
+        let board = (session.state()?["layout"] as? [String: Any])?["board"] as? [String]
+        #expect(board == ["gate", "overdrive", "amp", "cab", "eq", "flanger", "tremolo", "delay", "reverb", "looper"], "\(String(describing: board))")
     }
 
     @Test("save to slot 2, turn a knob, recall slot 2: the engine's values are the saved ones again")
@@ -53,7 +59,9 @@ struct PresetPanelWindowTests {
         try session.keys(to: "Save Preset", "Return")
         #expect(waitUntil(seconds: 5) { session.openDialogs.isEmpty && session.presetModified == false })
         let stored = try #require(session.savedValues(slot: 1))
-        #expect(stored["delay.time_ms"] == saved, "presets.json slot 2 holds the new Delay Time")
+        // presets.json holds the Float's shortest decimal (674.80963), the state file the Float
+        // itself widened to a Double (674.8096313476562): compared as the Floats they both are.
+        #expect(stored["delay.time_ms"].map(Float.init) == Float(saved), "presets.json slot 2 holds the new Delay Time: \(String(describing: stored["delay.time_ms"])), dragged to \(saved)")
         #expect(sameValues(session.parameters, stored).isEmpty, "\(sameValues(session.parameters, stored))")
         #expect(FileManager.default.fileExists(atPath: session.presetsFile.path + ".bak"), "the previous file is kept")
 
@@ -119,7 +127,7 @@ struct PresetPanelWindowTests {
         let moved = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("presets.json.corrupt-") }
         #expect(moved.count == 1)
         if let name = moved.first { #expect(session.notice.contains(name)) }
-        #expect((session.presets["names"] as? [String])?.first == "Clean Room", "factory presets: \(session.presets)")
+        #expect((session.presets["names"] as? [String])?.first == "Clean Combo", "factory presets: \(session.presets)")
         _ = try? session.shot("preset-damaged-notice.png")
     }
 

@@ -30,7 +30,7 @@ struct PresetSoundWindowTests {
         #expect(waitUntil(seconds: 10) { session.engineState == "running" })
         try session.click("presets", "slot2")
         #expect(waitUntil(seconds: 3) { session.selectedSlot == 1 && session.parameter("overdrive.enabled") == 1 },
-                "slot 2 (Crunch Echo) plays the Overdrive")
+                "slot 2 (Crunch 2x12) plays the Overdrive")
         let level = try #require(session.parameter("overdrive.level_db"))
         Thread.sleep(forTimeInterval: 0.5)
         let before = try Self.outputLevel(session, seconds: 2)

@@ -59,16 +59,18 @@ struct LiveEngineMIDITests {
         try sender.send([0xC0, 1])
         let played = run.waitForLine(after: seen) { $0.contains(" preset=2 ") }
         #expect(played != nil, "\(run.lines.suffix(3))")
-        // The factory's preset 2 (Crunch Echo): the overdrive and the delay on.
-        #expect(played?.contains("pedals_on=overdrive") == true && played?.contains("delay") == true, "\(played ?? "")")
+        // The factory's preset 2 (Crunch 2x12) on its board (gate first): the gate, the overdrive
+        // into the amp and cabinet, the delay and the reverb on.
+        #expect(played?.contains("pedals_on=gate,overdrive,amp,cab,delay,reverb") == true, "\(played ?? "")")
 
+        // CC 80 is the board's first pedal, now the gate.
         seen = run.lines.count
         try sender.send([0xB0, 80, 0])
-        let off = run.waitForLine(after: seen) { !$0.contains("pedals_on=overdrive") }
-        #expect(off != nil, "CC 80 = 0 should switch the overdrive off: \(run.lines.suffix(2))")
+        let off = run.waitForLine(after: seen) { $0.contains("pedals_on=overdrive,amp,cab,delay,reverb") }
+        #expect(off != nil, "CC 80 = 0 should switch the gate off: \(run.lines.suffix(2))")
         seen = run.lines.count
         try sender.send([0xB0, 80, 127])
-        #expect(run.waitForLine(after: seen) { $0.contains("pedals_on=overdrive") } != nil)
+        #expect(run.waitForLine(after: seen) { $0.contains("pedals_on=gate,overdrive,") } != nil)
 
         // Program Change on another channel, and a note (not mapped): preset 1, nothing else.
         seen = run.lines.count

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 @Suite struct PresetsCommandTests {
-    static let factoryNames = ["Clean Room", "Crunch Echo", "Lead Swirl"]
+    static let factoryNames = ["Clean Combo", "Crunch 2x12", "Lead 4x12"]
 
     @Test func firstRunListsTheFactoryPresets() throws {
         let box = CoreCLISandbox()
@@ -11,9 +11,9 @@ import Testing
         #expect(r.stderr.isEmpty, "a first run says nothing: \(r.stderr)")
         let lines = r.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 3)
-        #expect(lines[0].hasPrefix("* 1  Clean Room"))
-        #expect(lines[1].hasPrefix("  2  Crunch Echo"))
-        #expect(lines[2].hasPrefix("  3  Lead Swirl"))
+        #expect(lines[0].hasPrefix("* 1  Clean Combo  (Noise Gate, Amp, Cabinet,"), "\(lines[0])")
+        #expect(lines[1].hasPrefix("  2  Crunch 2x12  (Noise Gate, Overdrive, Amp, Cabinet,"), "\(lines[1])")
+        #expect(lines[2].hasPrefix("  3  Lead 4x12  (Noise Gate, Overdrive, Amp, Cabinet,"), "\(lines[2])")
         #expect(!lines.joined().contains("Looper"), "the Looper is off in every factory preset")
         #expect(!CoreCLISandbox.exists(box.presetsFile), "listing writes nothing")
     }
@@ -23,15 +23,18 @@ import Testing
         let show = try box.run("presets", "show", "2")
         #expect(show.ok)
         let shown = try #require(try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any])
-        #expect(shown["name"] as? String == "Crunch Echo")
-        #expect((shown["parameters"] as? [String: Any])?["delay.time_ms"] as? Int == 380)
+        #expect(shown["name"] as? String == "Crunch 2x12")
+        #expect(shown["version"] as? Int == 2)
+        #expect(shown["chain"] as? [String] == ["gate", "overdrive", "amp", "cab", "eq", "flanger", "tremolo", "delay", "reverb", "looper"])
+        #expect((shown["parameters"] as? [String: Any])?["delay.time_ms"] as? Int == 120)
+        #expect((shown["parameters"] as? [String: Any])?["amp.model"] as? String == "crunch")
 
         let mine = box.write("mine.json", #"{"format":"stompbox-preset","version":1,"name":"Mine","parameters":{"delay.enabled":true,"delay.time_ms":420,"tremolo.shape":"square"}}"#)
         #expect(try box.run("presets", "save", "3", "--from", mine.path).ok)
         #expect(try box.run("presets", "rename", "1", "Sparkle").ok)
         #expect(try box.run("presets", "select", "3").ok)
         let view = try #require(PresetsFileView(box.read(box.presetsFile)))
-        #expect(view.names == ["Sparkle", "Crunch Echo", "Mine"])
+        #expect(view.names == ["Sparkle", "Crunch 2x12", "Mine"])
         #expect(view.selected == 2)
         #expect(try box.run("presets", "list").stdout.contains("* 3  Mine  (Delay)"))
 
@@ -45,7 +48,7 @@ import Testing
         #expect(params.count > 30, "an exported preset holds every parameter")
 
         #expect(try box.run("presets", "import", "1", out.path).ok)
-        #expect(PresetsFileView(box.read(box.presetsFile))?.names == ["Mine", "Crunch Echo", "Mine"])
+        #expect(PresetsFileView(box.read(box.presetsFile))?.names == ["Mine", "Crunch 2x12", "Mine"])
         #expect(try box.run("presets", "show", "1").stdout == box.run("presets", "show", "3").stdout)
         #expect(CoreCLISandbox.exists(box.config.appendingPathComponent("presets.json.bak")))
     }
@@ -87,7 +90,7 @@ import Testing
         try damaged.write(to: box.presetsFile)
         let r = try box.run("presets", "list")
         #expect(r.ok)
-        #expect(r.stdout.contains("2  Crunch Echo"), "factory presets loaded")
+        #expect(r.stdout.contains("2  Crunch 2x12"), "factory presets loaded")
         #expect(r.stderr.contains("presets.json was damaged (unexpected end of file at byte \(damaged.count)"), "\(r.stderr)")
         let aside = box.names(box.config).filter { $0.hasPrefix("presets.json.corrupt-") }
         #expect(aside.count == 1)
@@ -100,7 +103,7 @@ import Testing
         #expect(newer.ok)
         #expect(newer.stderr.contains("was written by a newer Stompbox (version 9"))
         #expect(box.names(box.config).filter { $0.hasPrefix("presets.json.corrupt-") }.count == 2, "never clobbered")
-        #expect(PresetsFileView(box.read(box.presetsFile))?.names == ["After", "Crunch Echo", "Lead Swirl"])
+        #expect(PresetsFileView(box.read(box.presetsFile))?.names == ["After", "Crunch 2x12", "Lead 4x12"])
     }
 
     /// Kills `stompbox presets rename/save` at random moments, many times: the file is always
