@@ -16,9 +16,8 @@ struct StoreDialogWindowTests {
         defer { keys.remove() }
         let otherKeys = try TestKeyPair()
         defer { otherKeys.remove() }
-        // On the classic seven-pedal board: the factory presets' full board of ten is wider than
-        // 1920 pixels while the board does not wrap, and would put the Looper off screen.
-        let session = try PedalboardSession(startFromDefaults: true, arguments: ["--public-key", keys.publicKey])
+        // The factory presets' board of ten, on two rows: the Looper is on screen.
+        let session = try PedalboardSession(arguments: ["--public-key", keys.publicKey])
         defer { session.stop() }
         #expect(session.looperLocked == true)
         #expect(session.store["public_key"] as? String == keys.publicKey, "--public-key is used")
