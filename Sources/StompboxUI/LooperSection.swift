@@ -154,6 +154,8 @@ final class LooperSection {
         roundedRectangle(cr, x, y, max(h, w * min(1, fraction)), h, 3)
         if fraction > 0 { cairo_fill(cr) } else { cairo_new_path(cr) }
 
+        // Locked, the banner across the bar says so; a clock peeking out under it would not.
+        guard !isLocked() else { return }
         let seconds = Double(length) / max(1, sampleRate())
         let clock = state == .stopped && length == 0 ? "EMPTY" :
             "\(state.name.uppercased())  \(String(format: "%.1f", Double(position) / max(1, sampleRate()))) / \(String(format: "%.1f", seconds)) s"
