@@ -3,12 +3,14 @@ SWIFT      ?= swift
 BUILD_DEPS := libsndfile1-dev libsodium-dev libpulse-dev libjack-jackd2-dev libasound2-dev libsamplerate0-dev libfftw3-dev libgtk-3-dev librsvg2-common liblilv-dev lv2-dev pkg-config
 RUN_DEPS   := $(BUILD_DEPS) pulseaudio-utils
 # lv2file is the reference host the LV2 tests compare against; the plugin packages are what they host.
-TEST_DEPS  := $(BUILD_DEPS) jackd2 lv2file x42-plugins guitarix-lv2 calf-plugins pulseaudio pulseaudio-utils xvfb xdotool imagemagick sox at-spi2-core dbus-x11 fonts-dejavu-core dbus python3-gi gir1.2-atspi-2.0 pipewire pipewire-pulse pipewire-bin pipewire-jack wireplumber
+TEST_DEPS  := $(BUILD_DEPS) desktop-file-utils appstream jackd2 lv2file x42-plugins guitarix-lv2 calf-plugins pulseaudio pulseaudio-utils xvfb xdotool imagemagick sox at-spi2-core dbus-x11 fonts-dejavu-core dbus python3-gi gir1.2-atspi-2.0 pipewire pipewire-pulse pipewire-bin pipewire-jack wireplumber
 # The window bench runs under a window manager, as on a desktop.
 BENCH_DEPS := $(TEST_DEPS) matchbox-window-manager
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+PREFIX     ?= /usr/local
+DESTDIR    ?=
 
-.PHONY: run check test soak bench build artwork deps-run deps-test deps-bench check-swift clean
+.PHONY: run check test soak bench build artwork install uninstall deps-run deps-test deps-bench check-swift clean
 
 run: deps-run check-swift
 	$(SWIFT) build -c release --product stompbox-window
@@ -27,6 +29,8 @@ WINDOW_SUITES = $$(scripts/test-tier window)
 # The fast tier, for every commit: every unit, DSP, CLI and core test (no server, no window).
 check: deps-test check-swift
 	$(SWIFT) build --build-tests
+	@# The install test generates the man page with it.
+	$(SWIFT) build --product generate-manual
 	STOMPBOX_TEST_TIER=unit $(SWIFT) test --skip-build --skip "$(LIVE_SUITES)|$(WINDOW_SUITES)"
 
 # The whole suite (and CI's command): the fast tier, then the window tests and the live tests,
@@ -50,6 +54,19 @@ bench: deps-bench check-swift
 
 build: check-swift
 	$(SWIFT) build
+
+# Installs the release build under $(DESTDIR)$(PREFIX): the programs, data/ and Resources/ in
+# share/stompbox, the desktop entry, icon, AppStream metainfo, man page and shell completions
+# (generated from the program's own help). `make uninstall` removes exactly those files.
+install: check-swift
+	$(SWIFT) build -c release --product stompbox-window
+	$(SWIFT) build -c release --product stompbox
+	$(SWIFT) build -c release --product generate-manual
+	scripts/install generate
+	PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) scripts/install install
+
+uninstall:
+	PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) scripts/install uninstall
 
 # The pedals' SVGs in Resources/, generated from their faces (a test checks they are current).
 artwork: check-swift

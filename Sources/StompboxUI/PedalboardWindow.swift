@@ -102,6 +102,7 @@ public final class PedalboardWindow {
         board = BoardView(engine: engine, learn: learn, window: window, onReadout: { showReadout($0) })
         addMenu = AddPedalMenu(engine: engine, board: board, onReadout: { showReadout($0) })
         statusBar = StatusBar(engine: engine)
+        onSignal(raw(statusBar.aboutButton), "clicked") { [window] in StatusBar.showAbout(parent: window) }
         gtk_window_set_title(cast(raw(window)), "Stompbox")
         if let icon = ResourceLocator.path("io.github.stompbox.Stompbox.svg") {
             gtk_window_set_icon_from_file(cast(raw(window)), icon, nil)

@@ -1,6 +1,7 @@
 import CGtk
 import Foundation
 import StompboxAudio
+import StompboxCore
 import StompboxDSP
 
 /// The bar at the bottom of the window: a light (running, off, trouble), what the audio is
@@ -10,6 +11,8 @@ final class StatusBar {
     let devicePicker: DevicePicker
     /// What the bar says now.
     private(set) var text = ""
+    /// Opens the About dialog (what Stompbox is, its version).
+    let aboutButton = gtk_button_new_with_label("About")!
     private let engine: LiveEngine
     private let label = gtk_label_new("Starting…")!
     private let light = gtk_label_new("●")!
@@ -29,6 +32,28 @@ final class StatusBar {
         gtk_box_pack_start(cast(raw(widget)), label, 1, 1, 0)
         devicePicker = DevicePicker(engine: engine)
         gtk_box_pack_end(cast(raw(widget)), devicePicker.button, 0, 0, 0)
+        setAccessible(aboutButton, name: "About Stompbox")
+        gtk_widget_set_tooltip_text(aboutButton, "About Stompbox: what it is and its version")
+        gtk_box_pack_end(cast(raw(widget)), aboutButton, 0, 0, 0)
+    }
+
+    /// The About dialog, over `parent`.
+    static func showAbout(parent: UnsafeMutablePointer<GtkWidget>) {
+        let dialog = gtk_about_dialog_new()!
+        let about: UnsafeMutablePointer<GtkAboutDialog> = cast(raw(dialog))
+        gtk_about_dialog_set_program_name(about, "Stompbox")
+        gtk_about_dialog_set_version(about, StompboxVersion.current)
+        gtk_about_dialog_set_comments(about, "A guitar multi-effects pedalboard for the Linux desktop: noise gate, overdrive, amp, cabinet, EQ, flanger, tremolo, delay, reverb, a looper and your LV2 plugins.")
+        // The icon from Resources/ (an installed copy is in the icon theme too; a build tree's is not).
+        if let path = ResourceLocator.path("io.github.stompbox.Stompbox.svg"), let logo = gdk_pixbuf_new_from_file_at_size(path, 96, 96, nil) {
+            gtk_about_dialog_set_logo(about, logo)
+            g_object_unref(raw(logo))
+        }
+        gtk_about_dialog_set_website(about, StompboxVersion.website)
+        gtk_window_set_transient_for(cast(raw(dialog)), cast(raw(parent)))
+        gtk_window_set_modal(cast(raw(dialog)), 1)
+        onSignal(raw(dialog), "response") { gtk_widget_destroy(dialog) }
+        gtk_widget_show_all(dialog)
     }
 
     /// Called at each of the window's polls (`tick` counts them). The line is rewritten four

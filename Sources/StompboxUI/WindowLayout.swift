@@ -9,6 +9,7 @@ extension PedalboardWindow {
         guard gtk_widget_get_mapped(window) != 0 else { return [:] }
         var result = board.layout()
         result["more"] = rootCentre(moreButton)
+        result["about"] = rootCentre(statusBar.aboutButton)
         result["add_pedal"] = rootCentre(addMenu.button)
         result["audio"] = statusBar.devicePicker.layout
         result["addable"] = addMenu.addablePedals.map(\.id)

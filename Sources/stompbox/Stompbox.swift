@@ -1,4 +1,5 @@
 import ArgumentParser
+import StompboxCore
 import StompboxDSP
 
 @main
@@ -6,6 +7,7 @@ struct Stompbox: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stompbox",
         abstract: "A guitar multi-effects pedalboard. With no subcommand, opens the window.",
+        version: StompboxVersion.current,
         subcommands: [
             ParamsCommand.self, RenderCommand.self, CabsCommand.self, TuneCommand.self, ArtworkCommand.self,
             RunCommand.self, DevicesCommand.self, PluginsCommand.self,

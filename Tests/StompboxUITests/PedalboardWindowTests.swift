@@ -110,6 +110,20 @@ struct PedalboardWindowTests {
         #expect(waitUntil(seconds: 3) { session.parameter("eq.band3_db") == 12 })
     }
 
+    @Test("About in the status bar opens the About dialog with the version; Escape closes it")
+    func aboutDialog() throws {
+        let session = try PedalboardSession(startFromDefaults: true)
+        defer { session.stop() }
+        try session.click("about")
+        #expect(waitUntil(seconds: 5) { !session.windows(named: "About Stompbox").isEmpty }, "no About dialog")
+        let version = try shell([Paths.stompbox, "--version"]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(!version.isEmpty)
+        _ = try session.shot("about.png")
+        let id = try #require(session.windows(named: "About Stompbox").first)
+        try session.xdotool("windowfocus", "--sync", id, "key", "Escape")
+        #expect(waitUntil(seconds: 5) { session.windows(named: "About Stompbox").isEmpty }, "the About dialog stayed open")
+    }
+
     @Test("clicking a footswitch toggles the effect and lights its LED red; the strip toggles too")
     func footswitchAndLED() throws {
         let session = try PedalboardSession(startFromDefaults: true)
