@@ -10,7 +10,7 @@ SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 
-.PHONY: run check test soak bench build artwork install uninstall deps-run deps-test deps-bench check-swift clean
+.PHONY: run check test soak bench build artwork install uninstall deb deb-check deps-run deps-test deps-bench check-swift clean
 
 run: deps-run check-swift
 	$(SWIFT) build -c release --product stompbox-window
@@ -67,6 +67,23 @@ install: check-swift
 
 uninstall:
 	PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) scripts/install uninstall
+
+# .build/deb/stompbox_<version>-1_amd64.deb: the same install, built for any x86-64 with the
+# Swift runtime linked in (scripts/make-deb), then checked by lintian.
+DEB_BUILD := STOMPBOX_PORTABLE=1 $(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --scratch-path .build/deb
+deb: check-swift
+	@./scripts/install-deps $(BUILD_DEPS) dpkg-dev fakeroot lintian
+	$(DEB_BUILD) --product stompbox-window
+	$(DEB_BUILD) --product stompbox
+	$(DEB_BUILD) --product generate-manual
+	scripts/make-deb
+	lintian --fail-on error $$(ls .build/deb/stompbox_*_amd64.deb)
+
+# The package installed with apt on a clean Debian 12 root (mmdebstrap; needs root and Debian's
+# mirror), played there as a user who is not root, then purged (scripts/deb-check).
+deb-check: deb
+	@./scripts/install-deps mmdebstrap
+	scripts/deb-check
 
 # The pedals' SVGs in Resources/, generated from their faces (a test checks they are current).
 artwork: check-swift
