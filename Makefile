@@ -1,9 +1,9 @@
 # Stompbox — `make run` plays, `make test` tests. Each installs the Debian packages it needs.
 SWIFT      ?= swift
-BUILD_DEPS := libsndfile1-dev libsodium-dev libpulse-dev libjack-jackd2-dev libasound2-dev libsamplerate0-dev libfftw3-dev libgtk-3-dev librsvg2-common liblilv-dev lv2-dev pkg-config
+BUILD_DEPS := libsndfile1-dev libsodium-dev libpulse-dev libdbus-1-dev libjack-jackd2-dev libasound2-dev libsamplerate0-dev libfftw3-dev libgtk-3-dev librsvg2-common liblilv-dev lv2-dev pkg-config
 RUN_DEPS   := $(BUILD_DEPS) pulseaudio-utils
 # lv2file is the reference host the LV2 tests compare against; the plugin packages are what they host.
-TEST_DEPS  := $(BUILD_DEPS) desktop-file-utils appstream jackd2 lv2file x42-plugins guitarix-lv2 calf-plugins pulseaudio pulseaudio-utils xvfb xdotool imagemagick sox at-spi2-core dbus-x11 fonts-dejavu-core dbus python3-gi gir1.2-atspi-2.0 pipewire pipewire-pulse pipewire-bin pipewire-jack wireplumber
+TEST_DEPS  := $(BUILD_DEPS) desktop-file-utils appstream rtkit polkitd jackd2 lv2file x42-plugins guitarix-lv2 calf-plugins pulseaudio pulseaudio-utils xvfb xdotool imagemagick sox at-spi2-core dbus-x11 fonts-dejavu-core dbus python3-gi gir1.2-atspi-2.0 pipewire pipewire-pulse pipewire-bin pipewire-jack wireplumber
 # The window bench runs under a window manager, as on a desktop.
 BENCH_DEPS := $(TEST_DEPS) matchbox-window-manager
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -51,6 +51,9 @@ let package = Package(
                        providers: [.apt(["libsndfile1-dev"])]),
         .systemLibrary(name: "CPulse", pkgConfig: "libpulse",
                        providers: [.apt(["libpulse-dev"])]),
+        // The system bus, to ask RealtimeKit for real-time priority where the user may not take it.
+        .systemLibrary(name: "CDBus", pkgConfig: "dbus-1",
+                       providers: [.apt(["libdbus-1-dev"])]),
         // The variable-ratio resampler that follows the input's clock.
         .systemLibrary(name: "CSamplerate", pkgConfig: "samplerate",
                        providers: [.apt(["libsamplerate0-dev"])]),
@@ -85,7 +88,7 @@ let package = Package(
         // Pure Swift but for FFTW's transforms, which the cabinet's convolution runs on.
         .target(name: "StompboxDSP", dependencies: ["CFFTW"], swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))] + dspReleaseFlags + dspCodegen),
         .target(name: "StompboxAudio", dependencies: [
-            "StompboxDSP", "CSndfile", "CPulse", "CJack", "CSamplerate", "CAudioShim", "CLilv", "CLV2Host", "CALSAMIDI",
+            "StompboxDSP", "CSndfile", "CPulse", "CJack", "CSamplerate", "CAudioShim", "CLilv", "CLV2Host", "CALSAMIDI", "CDBus",
         ]),
         .target(name: "StompboxCore", dependencies: [
             "StompboxDSP", "CSodium",

@@ -3,6 +3,9 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <xmmintrin.h>
 #include <pmmintrin.h>
@@ -39,4 +42,17 @@ int stompbox_allowed_cpus(int *cpus, int capacity) {
 
 int stompbox_name_thread(const char *name) {
     return pthread_setname_np(pthread_self(), name);
+}
+
+long long stompbox_thread_id(void) {
+    return (long long)syscall(SYS_gettid);
+}
+
+int stompbox_limit_rttime(long long microseconds) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_RTTIME, &limit) != 0) return errno;
+    if (limit.rlim_max != RLIM_INFINITY && limit.rlim_max <= (rlim_t)microseconds
+        && limit.rlim_cur <= (rlim_t)microseconds) return 0;
+    limit.rlim_cur = limit.rlim_max = (rlim_t)microseconds;
+    return setrlimit(RLIMIT_RTTIME, &limit) == 0 ? 0 : errno;
 }

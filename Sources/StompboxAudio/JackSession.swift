@@ -220,6 +220,9 @@ final class JackSession: AudioBackend {
         var seenXruns = 0
         var nextWiring = monotonicSeconds() + LiveEngine.retryInterval
         host.noteBackend(.jack)
+        // JACK's own process thread plays the chain: its priority is the server's to give.
+        host.engine.noteRealtime(jack_is_realtime(c) != 0 ? .fifo(Int(jack_client_real_time_priority(c))) : .none,
+                                 refused: "the JACK server runs without real-time scheduling")
         if wiring == nil { host.publishRunning() }
         while true {
             if let outcome = host.interruption() { return outcome }

@@ -100,10 +100,12 @@ public struct LiveStatus: Equatable, Sendable {
     public var dspLoadPercent: Double? = nil
     public var periodFrames: Int? = nil
     public var serverRate: Int? = nil
+    /// The audio thread's real-time priority while running (nil until it is known).
+    public var realtime: RealtimePriority? = nil
 
     public init() {}
 
-    /// `state=running latency_ms=8.1 underruns=0 overruns=0 in_peak_db=-12.3 out_peak_db=-9.8 target_ms=8 drift_ppm=0.0`
+    /// `state=running latency_ms=8.1 underruns=0 overruns=0 in_peak_db=-12.3 out_peak_db=-9.8 target_ms=8 drift_ppm=0.0 rt=fifo:10`
     public var statusLine: String {
         var line = "state=\(state.rawValue)"
         if let l = latencyMs { line += " latency_ms=\(String(format: "%.1f", l))" }
@@ -111,6 +113,7 @@ public struct LiveStatus: Equatable, Sendable {
         line += " in_peak_db=\(String(format: "%.1f", inputPeakDB)) out_peak_db=\(String(format: "%.1f", outputPeakDB))"
         if let t = targetLatencyMs { line += " target_ms=\(LiveStatus.milliseconds(t))" }
         if state == .running { line += " drift_ppm=\(String(format: "%.1f", driftPPM ?? 0))" }
+        if let realtime { line += " rt=\(realtime)" }
         if backend == .jack {
             line += " backend=jack"
             if let p = periodFrames { line += " period=\(p)" }
@@ -206,6 +209,8 @@ public final class LiveEngine: @unchecked Sendable {
     let heldRecorder = Mutex<Recorder?>(nil)
     let blocksPlayed = Atomic<Int>(0)
     private let realtimeMessage = Mutex<String?>(nil)
+    /// The audio thread's real-time priority, as the status line says it (`rt=`).
+    private let realtime = Mutex<RealtimePriority?>(nil)
 
     private var thread: Thread?
     private let threadDone = DispatchSemaphore(value: 0)
@@ -347,6 +352,7 @@ public final class LiveEngine: @unchecked Sendable {
         let peaks = chain.controls.meters.takePeaks()
         s.inputPeakDB = LiveEngine.decibels(peaks.input)
         s.outputPeakDB = LiveEngine.decibels(peaks.output)
+        if running { s.realtime = realtime.withLock { $0 } }
         var messages = [messageBox.withLock { $0 }, realtimeMessage.withLock { $0 }].compactMap { $0 }
         let raised = Double(bitPattern: raisedTargetBits.load(ordering: .relaxed))
         if raised.isFinite {
@@ -420,10 +426,8 @@ public final class LiveEngine: @unchecked Sendable {
 
     private func run(_ connection: PulseConnection) {
         stompbox_enable_flush_to_zero()
-        let rt = stompbox_request_realtime(LiveEngine.realtimePriority)
-        realtimeMessage.withLock {
-            $0 = rt == 0 ? nil : "no real-time priority (\(String(cString: strerror(rt)))): playing at normal priority, so dropouts are more likely under load"
-        }
+        let rt = RealtimePriority.request(LiveEngine.realtimePriority)
+        noteRealtime(rt.granted, refused: rt.refused)
         let buffers = self.buffers!
         var autoFor = -1
         let cancelled = { [unowned self] in stopRequested.load(ordering: .acquiring) }
@@ -483,6 +487,15 @@ public final class LiveEngine: @unchecked Sendable {
     }
     func noteStalledInput(_ name: String?) { inputStalled.store(name != nil, ordering: .relaxed) }
     func noteBackend(_ backend: LiveBackend) { backendCode.store(backend == .jack ? 2 : 1, ordering: .relaxed) }
+    /// What real-time priority the audio thread has; without it, the status says so (once, in
+    /// its message) and the engine plays on.
+    func noteRealtime(_ granted: RealtimePriority, refused: String?) {
+        realtime.withLock { $0 = granted }
+        realtimeMessage.withLock {
+            $0 = granted != .none ? nil
+                : "no real-time priority (\(refused ?? "not granted")): playing at normal priority, so dropouts are more likely under load"
+        }
+    }
     func noteJack(load: Double, period: Int, rate: Int) {
         dspLoadBits.store(load.bitPattern, ordering: .relaxed)
         jackPeriod.store(period, ordering: .relaxed)

@@ -86,6 +86,7 @@ final class StatusBar {
         let dropouts = status.backend == .jack ? "xrun" : "underrun"
         parts.append("\(status.underruns) \(dropouts)\(status.underruns == 1 ? "" : "s")")
         if let load = status.dspLoadPercent { parts.append(String(format: "DSP %.0f %%", load)) }
+        if let realtime = status.realtime { parts.append(realtime == .none ? "no real-time priority" : "real-time \(realtime)") }
         if status.overruns > 0 { parts.append("\(status.overruns) overrun\(status.overruns == 1 ? "" : "s")") }
         parts.append(devicePicker.summary)
         if let m = status.message { parts.append(m) }

@@ -11,10 +11,12 @@ struct RunCommand: ParsableCommand {
         commandName: "run", abstract: "Plays live through PulseAudio or JACK.",
         discussion: """
         Prints one status line a second, e.g.
-          state=running latency_ms=10.9 underruns=0 overruns=0 in_peak_db=-12.3 out_peak_db=-9.8 target_ms=8 drift_ppm=0.0
+          state=running latency_ms=10.9 underruns=0 overruns=0 in_peak_db=-12.3 out_peak_db=-9.8 target_ms=8 drift_ppm=0.0 rt=fifo:10
         state is running, waiting-for-input, waiting-for-output or no-server; target_ms is the margin
         in force (raised by automatic latency), drift_ppm how fast the input's clock runs against
-        the output's (0 while they share one). Stops on SIGINT/SIGTERM
+        the output's (0 while they share one); rt the audio thread's real-time priority (fifo:N
+        taken directly, rtkit:N from RealtimeKit, none: refused both ways, playing on; see
+        'stompbox realtime'). Stops on SIGINT/SIGTERM
         or after --seconds. The window is 'stompbox' with no arguments; 'run' is always headless.
         Playing through JACK (--backend jack, or auto finding a JACK server), the line ends with
         backend=jack period=FRAMES rate=HZ dsp_load=PERCENT, latency_ms is JACK's port latencies plus

@@ -82,6 +82,8 @@ struct LiveEngineJackTests {
         // The status: JACK's port latencies (capture + playback) plus the chain's own.
         let status = engine.status()
         #expect(status.periodFrames == 128 && status.latencyMs != nil && status.statusLine.contains("backend=jack"), "\(status.statusLine)")
+        // JACK's process thread has the server's priority (jackd -d dummy here runs without -R: none).
+        #expect(status.realtime != nil && status.statusLine.contains(" rt="), "\(status.statusLine)")
     }
 
     /// Each xrun's time is checked against the host's stalls (`HostStallMonitor`): on this

@@ -315,6 +315,8 @@ struct LiveEngineSettingsTests {
         #expect(run.wait() == 0)
         let lines = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
         #expect(lines.contains("state=running"))
+        // The audio thread's real-time priority is on the line: as root, SCHED_FIFO directly.
+        #expect(lines.contains(getuid() == 0 ? " rt=fifo:10" : " rt="), "\(lines.split(separator: "\n").last ?? "")")
         writer.stop()
     }
 

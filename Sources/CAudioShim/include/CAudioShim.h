@@ -19,4 +19,11 @@ int stompbox_allowed_cpus(int *cpus, int capacity);
 /// Names the calling thread as `top -H` and /proc show it (15 characters at most).
 int stompbox_name_thread(const char *name);
 
+/// The calling thread's kernel id (gettid), as RealtimeKit names threads.
+long long stompbox_thread_id(void);
+
+/// Lowers RLIMIT_RTTIME (CPU time a real-time thread may use without blocking, µs) to at most
+/// `microseconds`, as RealtimeKit requires. Returns 0 on success, otherwise the errno value.
+int stompbox_limit_rttime(long long microseconds);
+
 #endif

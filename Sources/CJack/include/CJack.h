@@ -3,6 +3,7 @@
 #include <jack/jack.h>
 #include <jack/types.h>
 #include <jack/midiport.h>
+#include <jack/thread.h>
 
 /// jack_client_open without its variadic tail (Swift cannot call a variadic C function): opens
 /// a client on the default server (JACK_DEFAULT_SERVER, else "default"), never starting one.
