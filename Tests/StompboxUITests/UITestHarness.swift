@@ -80,7 +80,7 @@ final class PedalboardSession {
     /// `screen` is the virtual screen's size in pixels; `presets` replaces presets.json.
     init(startFromDefaults: Bool = false, environment extra: [String: String] = [:], accessibility: Bool = false,
          startPulse: Bool = true, arguments: [String] = [], screen: (width: Int, height: Int) = (1920, 1080),
-         presets: String? = nil, geometry: Data? = nil, touch: Bool = false) throws {
+         presets: String? = nil, geometry: Data? = nil, touch: Bool = false, program: String = Paths.stompbox) throws {
         self.accessibility = accessibility
         display = try VirtualDisplay(width: screen.width, height: screen.height)
         if startPulse, let server = try? PrivatePulseServer(), (try? server.start()) != nil {
@@ -128,10 +128,10 @@ final class PedalboardSession {
         }
         let stderr = home.appendingPathComponent("stderr.log").path
         if accessibility {
-            let script = "echo \"$DBUS_SESSION_BUS_ADDRESS\" > '\(home.path)/bus'; exec '\(Paths.stompbox)' \(arguments.map { "'\($0)'" }.joined(separator: " "))"
+            let script = "echo \"$DBUS_SESSION_BUS_ADDRESS\" > '\(home.path)/bus'; exec '\(program)' \(arguments.map { "'\($0)'" }.joined(separator: " "))"
             process = try Subprocess(command: ["dbus-run-session", "--", "sh", "-c", script], environment: env, stderr: stderr)
         } else {
-            process = try Subprocess(command: [Paths.stompbox] + arguments, environment: env, stderr: stderr)
+            process = try Subprocess(command: [program] + arguments, environment: env, stderr: stderr)
         }
         guard waitUntil(seconds: 30, { (state()?["layout"] as? [String: Any])?["looper"] != nil }) else {
             let log = (try? String(contentsOfFile: stderr, encoding: .utf8)) ?? ""
