@@ -138,34 +138,35 @@ enum FaceControl {
         cairo_stroke(cr)
     }
 
-    /// Prints `text` (shrunk to `maxWidth` if it must be) left-aligned at `left`; returns its width.
+    /// Selects the pedals' printed type at `size`, shrunk so `text` is at most `maxWidth`
+    /// wide; returns its extents at the size chosen. Every name printed on a face goes through
+    /// it, so a long one (a plugin's port name, a cabinet's) never runs into its neighbour.
     @discardableResult
-    static func printed(_ cr: OpaquePointer, _ text: String, left: Double, baseline: Double, size: Double, maxWidth: Double, bold: Bool = true) -> Double {
+    static func fitFont(_ cr: OpaquePointer, _ text: String, size: Double, maxWidth: Double, bold: Bool = true) -> cairo_text_extents_t {
         cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL)
         cairo_set_font_size(cr, size)
         var extents = cairo_text_extents_t()
         cairo_text_extents(cr, text, &extents)
-        if extents.x_advance > maxWidth, extents.x_advance > 0 {
-            cairo_set_font_size(cr, size * maxWidth / extents.x_advance)
+        let width = max(extents.width, extents.x_advance)
+        if width > maxWidth, width > 0 {
+            cairo_set_font_size(cr, size * maxWidth / width)
             cairo_text_extents(cr, text, &extents)
         }
+        return extents
+    }
+
+    /// Prints `text` (shrunk to `maxWidth` if it must be) left-aligned at `left`; returns its width.
+    @discardableResult
+    static func printed(_ cr: OpaquePointer, _ text: String, left: Double, baseline: Double, size: Double, maxWidth: Double, bold: Bool = true) -> Double {
+        let extents = fitFont(cr, text, size: size, maxWidth: maxWidth, bold: bold)
         cairo_move_to(cr, left, baseline)
         cairo_show_text(cr, text)
         return extents.x_advance
     }
 
-    /// Prints `text` centred on `centreX`.
+    /// Prints `text` (shrunk to `maxWidth` if it must be) centred on `centreX`.
     static func printed(_ cr: OpaquePointer, _ text: String, centreX: Double, baseline: Double, size: Double, maxWidth: Double, bold: Bool = true) {
-        cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, bold ? CAIRO_FONT_WEIGHT_BOLD : CAIRO_FONT_WEIGHT_NORMAL)
-        var fontSize = size
-        cairo_set_font_size(cr, fontSize)
-        var extents = cairo_text_extents_t()
-        cairo_text_extents(cr, text, &extents)
-        if extents.x_advance > maxWidth, extents.x_advance > 0 {
-            fontSize *= maxWidth / extents.x_advance
-            cairo_set_font_size(cr, fontSize)
-            cairo_text_extents(cr, text, &extents)
-        }
+        let extents = fitFont(cr, text, size: size, maxWidth: maxWidth, bold: bold)
         cairo_move_to(cr, centreX - extents.x_advance / 2, baseline)
         cairo_show_text(cr, text)
     }

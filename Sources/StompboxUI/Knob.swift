@@ -379,18 +379,9 @@ final class Knob {
 
         // Label printed under the knob; the value while turning.
         let text = showValue ? spec.format(store.load(parameter)) : spec.shortName.uppercased()
-        cairo_select_font_face(cr, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_BOLD)
-        cairo_set_font_size(cr, showValue ? 10.5 : 9.5)
-        var extents = cairo_text_extents_t()
-        cairo_text_extents(cr, text, &extents)
-        // A name longer than the control is wide (a plugin's port names) is printed smaller,
-        // so it never runs into its neighbour's.
-        let room = Double(gtk_widget_get_allocated_width(widget)) / zoom - 6
-        let printedWidth = max(extents.width, extents.x_advance)
-        if printedWidth > room, printedWidth > 0 {
-            cairo_set_font_size(cr, (showValue ? 10.5 : 9.5) * room / printedWidth)
-            cairo_text_extents(cr, text, &extents)
-        }
+        // A name longer than the control is wide (a plugin's port names) is printed smaller.
+        let extents = FaceControl.fitFont(cr, text, size: showValue ? 10.5 : 9.5,
+                                          maxWidth: Double(gtk_widget_get_allocated_width(widget)) / zoom - 6)
         let tx = c.x - extents.width / 2 - extents.x_bearing
         let ty = c.y + r + 19
         if showValue {

@@ -90,9 +90,13 @@ struct BoardArrangementTests {
         // 1920×1080: the view about 1650×960. One row fits only below the minimum; two rows at 1.35.
         let board = arrange(1650, 960)
         #expect(board.rows.count == 2 && board.zoom >= 1.3, "\(board)")
-        // A short board that one row shows at zoom 1.4 but two rows larger still: two rows, larger.
+        // A short board that one row already shows at the largest zoom stays on one row.
         let three = arrange(1650, 960, [184, 184, 184])
-        #expect(three.rows.count == 1 || three.zoom > BoardZoom.fit(view: (1650, 960), pedalWidths: [184, 184, 184], pedalHeight: 340, spacing: 10, border: 12))
+        #expect(three.rows == [0..<3] && three.zoom == BoardZoom.maximum, "\(three)")
+        // Six pedals in a tall window: one row only at 1.2, two rows at 1.4.
+        let six = arrange(1400, 1000, [184, 184, 184, 184, 184, 184])
+        let oneRow = BoardZoom.fit(view: (1400, 1000), pedalWidths: Array(repeating: 184, count: 6), pedalHeight: 340, spacing: 10, border: 12)
+        #expect(six.rows == [0..<3, 3..<6] && six.zoom > oneRow, "\(six), one row at \(oneRow)")
     }
 
     @Test func aWideLowWindowKeepsOneRow() {

@@ -45,14 +45,16 @@ struct PedalFaceTests {
     @Test("a plugin pedal's generic face keeps its controls apart too")
     func genericFaces() {
         for count in [1, 3, 6, 7, 12, 20] {
-            let face = PedalFace.generic(controls: count)
-            let columns = max(1, (face.width - 4) / 60)
-            let frames = (0..<min(count, PedalFace.maximumGenericControls)).map { i in
-                PedalFace.Rect(2 + (i % columns) * 60, 10 + (i / columns) * 68, 60, PedalFace.knobHeight(diameter: 38))
-            }
+            // A plugin pedal's kind, as LV2 pedals are made (its face the generic one).
+            let kind = PedalKind(id: "generic", name: "Generic",
+                                 controls: (0..<count).map { PedalControl("c\($0)", "Control \($0)", .none, 0...1, default: 0) },
+                                 plugin: PluginSource(uri: "urn:example:generic"), make: { _ in fatalError("not played") })
+            let knobs = kind.faceFrames.filter { $0.kind == .knob }
+            #expect(knobs.count == min(count, PedalFace.maximumGenericControls))
+            let frames = kind.faceFrames
             for (i, a) in frames.enumerated() {
-                #expect(a.x + a.width <= face.width)
-                for b in frames[(i + 1)...] { #expect(!a.intersects(b), "\(count) controls: \(a) overlaps \(b)") }
+                #expect(a.rect.x >= 0 && a.rect.x + a.rect.width <= kind.face.width, "\(count) controls: \(a.name) \(a.rect)")
+                for b in frames[(i + 1)...] { #expect(!a.rect.intersects(b.rect), "\(count) controls: \(a.name) \(a.rect) overlaps \(b.name) \(b.rect)") }
             }
         }
     }

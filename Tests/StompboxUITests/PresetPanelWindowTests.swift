@@ -1,4 +1,5 @@
 import Foundation
+import StompboxTestSupport
 import StompboxTestTags
 import Testing
 

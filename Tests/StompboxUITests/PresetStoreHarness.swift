@@ -1,4 +1,5 @@
 import Foundation
+import StompboxTestSupport
 
 /// A vendor key pair made with `stompbox licence keygen` in a temporary folder, and keys
 /// issued with `stompbox licence issue` — what someone building their own Stompbox does.

@@ -9,16 +9,6 @@ func shell(_ arguments: [String], environment: [String: String] = [:]) throws ->
     try Subprocess.run(arguments, environment: environment)
 }
 
-/// Polls `condition` until it holds or `seconds` have passed; true when it held.
-func waitUntil(seconds: Double, _ condition: () throws -> Bool) rethrows -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if try condition() { return true }
-        Thread.sleep(forTimeInterval: 0.05)
-    }
-    return try condition()
-}
-
 enum Paths {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../..").standardized

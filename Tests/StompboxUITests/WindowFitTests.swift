@@ -1,4 +1,5 @@
 import Foundation
+import StompboxTestSupport
 import StompboxCore
 import StompboxTestTags
 import Testing

@@ -20,7 +20,7 @@ struct InstallTests {
     static func run(_ command: [String], in folder: URL, environment: [String: String] = [:]) throws -> CommandResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["-i"] + ["PATH=/usr/bin:/bin"].map { $0 } + environment.map { "\($0)=\($1)" }.sorted() + command
+        process.arguments = ["-i", "PATH=/usr/bin:/bin"] + environment.map { "\($0)=\($1)" }.sorted() + command
         process.currentDirectoryURL = folder
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
