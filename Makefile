@@ -48,6 +48,7 @@ bench: deps-bench check-swift
 	$(SWIFT) build -c release --product StompboxBench
 	$(SWIFT) build -c release --product stompbox
 	$(SWIFT) build -c release --product stompbox-window
+	@# NAM_BENCHMODEL=/path/to/nam-bench (NeuralAmpModelerCore's, see Tests/neural-models/README.md) times it beside the neural models.
 	@# Counts allocations through malloc-interposer; the bench preloads it itself when needed
 	@# (LD_PRELOAD of .build/release/libMallocInterposerSwift.so) and exits 1 if chain.process allocates.
 	.build/release/StompboxBench

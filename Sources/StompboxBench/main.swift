@@ -8,7 +8,9 @@
 // --lv2-allocations URI… counts the allocations in LV2Pedal.process instead (see LV2Allocations.swift).
 // --window-only measures only the window (WindowBench.swift: first frame, idle GUI CPU, memory);
 // --no-window leaves it out. --sessions-only measures only sessions (SessionBench.swift: recording, the
-// loop tracks' memory, a 10-minute session); --no-sessions leaves them out.
+// loop tracks' memory, a 10-minute session); --no-sessions leaves them out. --neural-only measures only
+// the neural amp models (NeuralBench.swift; with NAM_BENCHMODEL set, beside NeuralAmpModelerCore);
+// --no-neural leaves them out. Exits 1 too if a neural network's process allocated.
 
 import CAudioShim
 import Foundation
@@ -42,6 +44,8 @@ struct Options {
     var tunerOnly = false
     var sessions = true
     var sessionsOnly = false
+    var neural = true
+    var neuralOnly = false
 
     init(_ arguments: [String]) {
         var i = 1
@@ -65,6 +69,8 @@ struct Options {
             case "--no-tuner": tuner = false
             case "--sessions-only": sessionsOnly = true
             case "--no-sessions": sessions = false
+            case "--neural-only": neuralOnly = true
+            case "--no-neural": neural = false
             case "--jack-seconds": jackSeconds = Double(value()) ?? { fatal("--jack-seconds takes a number") }()
             case "--server": servers.append(AudioServerKind(rawValue: value()) ?? { fatal("--server takes pulseaudio or pipewire") }())
             case "--drift-seconds": driftSeconds = Double(value()) ?? { fatal("--drift-seconds takes a number") }()
@@ -75,7 +81,7 @@ struct Options {
                 let parts = value().split(separator: "/")
                 guard parts.count == 2, let block = Int(parts[0]), let ms = Double(parts[1]) else { fatal("--latency-setting takes BLOCK/MS, e.g. 128/10") }
                 latencySettings.append(LatencyBench.Setting(name: "\(block)/\(parts[1])", block: block, latencyMs: ms))
-            default: fatal("unknown option \(arguments[i]) (use --seconds S, --runs N, --no-sox, --no-latency, --allocations-only, --latency-seconds S, --latency-setting BLOCK/MS, --window-only, --no-window, --jack-only, --no-jack, --jack-seconds S, --tuner-only, --no-tuner, --sessions-only, --no-sessions)")
+            default: fatal("unknown option \(arguments[i]) (use --seconds S, --runs N, --no-sox, --no-latency, --allocations-only, --latency-seconds S, --latency-setting BLOCK/MS, --window-only, --no-window, --jack-only, --no-jack, --jack-seconds S, --tuner-only, --no-tuner, --sessions-only, --no-sessions, --neural-only, --no-neural)")
             }
             i += 1
         }
@@ -296,6 +302,11 @@ func writeWAV(_ samples: [Float], to path: String) {
     }
 }
 
+func fatalAllocation(_ count: Int) -> Never {
+    FileHandle.standardError.write(Data("StompboxBench: FAIL: a neural network's process allocated (\(count) times); the audio thread must not allocate\n".utf8))
+    exit(1)
+}
+
 func format(_ value: Double, _ places: Int = 1) -> String { String(format: "%.\(places)f", value) }
 
 // MARK: Main
@@ -330,6 +341,11 @@ if options.latencyOnly {
 ensureInterposerIsLoaded()
 // As the live audio thread does: denormals flushed to zero.
 stompbox_enable_flush_to_zero()
+if options.neuralOnly {
+    let allocated = NeuralBench.run(runs: options.runs)
+    if allocated != 0 { fatalAllocation(allocated) }
+    exit(0)
+}
 if let at = CommandLine.arguments.firstIndex(of: "--lv2-allocations") {
     LV2Allocations.run(Array(CommandLine.arguments[(at + 1)...]))
 }
@@ -470,6 +486,10 @@ if !options.allocationsOnly {
 // The tuner: its error table and how soon it reads a plucked note.
 if options.tuner && !options.allocationsOnly { TunerBench.run() }
 
+// Neural amp models (issue 39): each size the issue names, beside NeuralAmpModelerCore when NAM_BENCHMODEL is set.
+var neuralAllocations = 0
+if options.neural && !options.allocationsOnly { neuralAllocations = NeuralBench.run(runs: options.runs) }
+
 // Sessions: recording's cost, the loop tracks' memory, a 10-minute session opened and saved.
 if options.sessions && !options.allocationsOnly { SessionBench.run() }
 
@@ -492,6 +512,7 @@ if options.window && !options.allocationsOnly {
     do { try WindowBench.run(runs: 3) } catch { print("  window bench failed: \(error)") }
 }
 
+if neuralAllocations != 0 { fatalAllocation(neuralAllocations) }
 if allocationFailure {
     FileHandle.standardError.write(Data("StompboxBench: FAIL: chain.process allocated (\(firstPass.count) times on the first pass, \(steady.count) after); the audio thread must not allocate\n".utf8))
     exit(1)
