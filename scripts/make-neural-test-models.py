@@ -154,6 +154,8 @@ def main():
         "nam_lstm_2layer.nam": nam_lstm(rng, 4, 2, "generated two-layer LSTM", 0.6),
         "aidax_lstm_skip.json": aidax(rng, "lstm", 8, 0.5, {"in_skip": 1, "in_gain": 6.0, "out_gain": -3.0}),
         "aidax_gru.json": aidax(rng, "gru", 8, 0.5, {"in_gain": -2.0, "out_gain": 4.0}),
+        # Last, so that adding it left the files above as they were.
+        "nam_lstm_standard.nam": nam_lstm(rng, 24, 1, "generated LSTM in the trainer's STANDARD size (hidden 24, one layer)", 0.3),
     }
     for name, content in files.items():
         with open(os.path.join(OUT, name), "w") as f:
