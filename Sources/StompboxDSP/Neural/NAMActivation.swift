@@ -51,7 +51,17 @@ struct NAMActivation {
     func apply(_ base: UnsafeMutablePointer<Float>, stride: Int, rows: Int, frames: Int,
                sum: UnsafeMutablePointer<Float>? = nil, sumStride: Int = 0) {
         switch kind {
-        case .tanh: Self.each(base, stride, rows, frames, sum, sumStride) { x, _ in NeuralVectorMath.tanh(x) }
+        case .tanh:
+            // Written out rather than through `each`: the closure keeps tanh from being inlined.
+            for r in 0..<rows {
+                let row = base + r * stride
+                let target = sum.map { $0 + r * sumStride }
+                for t in Swift.stride(from: 0, to: frames, by: 16) {
+                    let y = NeuralVectorMath.tanh(load(row + t))
+                    store(y, row + t)
+                    if let target { store(load(target + t) + y, target + t) }
+                }
+            }
         case .leakyReLU: Self.each(base, stride, rows, frames, sum, sumStride) { [a] x, _ in x.replacing(with: x * a, where: x .<= 0) }
         default: Self.each(base, stride, rows, frames, sum, sumStride) { x, channel in self.apply(x, channel: channel) }
         }

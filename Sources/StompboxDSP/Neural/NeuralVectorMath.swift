@@ -8,7 +8,7 @@ enum NeuralVectorMath {
 
     /// tanh(x) as x·P(x²)/Q(x²) on |x| ≤ 9 (beyond that tanh is 1 to single precision):
     /// at most 1.1e-6 from tanh, 2e-7 relative near zero.
-    @inline(__always) static func tanh(_ x: V) -> V {
+    @_transparent static func tanh(_ x: V) -> V {
         let c = clamp(x, -9, 9)
         let x2 = c * c
         var p = V(repeating: 1.0694926240492648e-05)
@@ -62,7 +62,7 @@ enum NeuralVectorMath {
 
     /// x limited to [low, high], lane by lane (`clamped` checks its bounds lane by lane and
     /// does not vectorise).
-    @inline(__always) static func clamp(_ x: V, _ low: Float, _ high: Float) -> V {
+    @_transparent static func clamp(_ x: V, _ low: Float, _ high: Float) -> V {
         let floor = x.replacing(with: low, where: x .< low)
         return floor.replacing(with: high, where: floor .> high)
     }
