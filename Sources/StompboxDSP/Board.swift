@@ -17,7 +17,7 @@ final class Board {
         for (i, kind) in kinds.enumerated() {
             precondition((twins[i] != nil) == (rules[i] != .none), "\(kind): its twin does not follow the board's stereo plan")
             let slot = PedalSlot(kind.enabledParameter, resetsWhenSwitchedOn: kind.resetsWhenSwitchedOn,
-                                 reportedLatency: kind.values?.latencyCell, trails: kind.trailsParameter)
+                                 reportedLatency: kind.values?.latencyCell ?? (effects[i] as? LatencyReportingEffect)?.latencyCell, trails: kind.trailsParameter)
             let plan = StereoPlan(effect: effects[i], twin: twins[i], rule: rules[i])
             (slots + i).initialize(to: BoardSlot(effect: effects[i], pedal: plan, slot: slot, entering: entering.contains(kind)))
         }

@@ -294,19 +294,34 @@ public final class Chain {
     }
 
     /// Gives the pedals on the board their states (a preset's, by pedal id): a cabinet loads its
-    /// file. Throws the first pedal's error, naming it. A control call.
-    public func restore(states: [String: String]) throws(PedalStateError) {
-        try locked { () throws(PedalStateError) in
+    /// file, the Amp Model its model. Throws the first pedal's error, naming it. Returns a
+    /// sentence for each pedal that took its state but cannot play it (the Amp Model's model
+    /// file missing: the preset loads, that pedal passes its input through). A control call.
+    @discardableResult
+    public func restore(states: [String: String]) throws(PedalStateError) -> [String] {
+        try locked { () throws(PedalStateError) -> [String] in
+            var problems: [String] = []
             for kind in current {
                 guard let state = states[kind.id], let effect = instances[kind] as? RestorableEffect else { continue }
                 do { try effect.restore(stateJSON: state) } catch { throw PedalStateError(pedal: kind.name, reason: "\(error)") }
+                if let problem = effect.restoreProblem { problems.append("the \(kind.name) \(problem)") }
             }
+            return problems
         }
     }
 
     /// The delay the pedals on the board add, in samples (the overdrive's oversampling filters,
     /// what plugin pedals report), when they are on. A control call.
-    public var latencySamples: Double { locked { current.reduce(0) { $0 + $1.latency(sampleRate) } } }
+    public var latencySamples: Double {
+        locked {
+            current.reduce(0) { sum, kind in
+                if let effect = instances[kind] as? LatencyReportingEffect {
+                    return sum + Double(effect.latencyCell.pointee.load(ordering: .relaxed))
+                }
+                return sum + kind.latency(sampleRate)
+            }
+        }
+    }
 
     /// `latencySamples` as of the last board change or `prepare`, for any thread (a JACK
     /// client's latency reports).

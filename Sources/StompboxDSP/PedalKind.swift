@@ -80,7 +80,7 @@ public struct PedalKind: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The registry: every built-in pedal, in the order of a new board.
-    public static let builtIn: [PedalKind] = [.gate, .overdrive, .amp, .cab, .eq, .flanger, .tremolo, .delay, .reverb, .looper]
+    public static let builtIn: [PedalKind] = [.gate, .overdrive, .amp, .neural, .cab, .eq, .flanger, .tremolo, .delay, .reverb, .looper]
 
     /// The ids no plugin pedal may take: every built-in pedal's and every other prefix of the
     /// parameter table's ids (a plugin pedal's parameters are `<id>.<port>`, so it would shadow

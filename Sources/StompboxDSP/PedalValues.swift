@@ -36,6 +36,15 @@ public final class PedalValues: @unchecked Sendable {
     public var reportedLatency: Double { Double(latencyCell.pointee.load(ordering: .relaxed)) }
 }
 
+/// A built-in pedal whose latency changes as it runs (the Amp Model's resampling, which depends
+/// on the model loaded): it reports it in a cell of its own, in samples (audio thread: one relaxed
+/// store), which its slot reads each block as a plugin pedal's, and `Chain.latencySamples` reads
+/// instead of its kind's `latency`.
+public protocol LatencyReportingEffect: AudioEffect {
+    /// Lives as long as the effect.
+    var latencyCell: UnsafeMutablePointer<Atomic<Float>> { get }
+}
+
 /// A pedal whose state goes beyond its parameters (an LV2 plugin's own properties): presets
 /// keep it as JSON text and hand it back when the pedal is made again.
 public protocol StatefulEffect: AudioEffect {
@@ -48,6 +57,13 @@ public protocol StatefulEffect: AudioEffect {
 public protocol RestorableEffect: StatefulEffect {
     /// Takes the state `stateJSON()` gave. Not on the audio thread.
     func restore(stateJSON: String) throws
+    /// Why the state taken cannot be played, when that does not fail a preset (a model file
+    /// gone: the pedal passes its input through): "cannot load gone.nam (no such file); …".
+    var restoreProblem: String? { get }
+}
+
+extension RestorableEffect {
+    public var restoreProblem: String? { nil }
 }
 
 public struct PedalStateError: Error, CustomStringConvertible {
