@@ -2,10 +2,11 @@ import Foundation
 import MallocInterposerSwift
 import StompboxDSP
 
-/// Neural amp models (issue 39): ns per sample (the thread's CPU time) at 48 kHz in blocks of 64, 128 and 256 for the
-/// four sizes the issue names, each loaded through `NeuralModels.load` and prewarmed as the
-/// pedal does, with the heap allocations inside `process` counted (must be 0). A model whose
-/// architecture does not play yet is listed with the reason, not timed.
+/// Neural amp models (issue 39): ns per sample (the thread's CPU time) at 48 kHz in blocks of
+/// 64, 128 and 256 for the four sizes the issue names (and a realistic LSTM), each loaded
+/// through `NeuralModels.load` and prewarmed as the pedal does, with the heap allocations
+/// inside `process` counted (must be 0). A model whose architecture does not play yet is
+/// listed with the reason, not timed.
 ///
 /// Side by side: with NAM_BENCHMODEL naming the reference bench (NeuralAmpModelerCore built
 /// -O3 -march=native; see Tests/neural-models/README.md and its `nam-bench`), it runs on the
