@@ -62,7 +62,17 @@ struct NAMActivation {
                     if let target { store(load(target + t) + y, target + t) }
                 }
             }
-        case .leakyReLU: Self.each(base, stride, rows, frames, sum, sumStride) { [a] x, _ in x.replacing(with: x * a, where: x .<= 0) }
+        case .leakyReLU:
+            for r in 0..<rows {
+                let row = base + r * stride
+                let target = sum.map { $0 + r * sumStride }
+                for t in Swift.stride(from: 0, to: frames, by: 16) {
+                    let x = load(row + t)
+                    let y = x.replacing(with: x * a, where: x .<= 0)
+                    store(y, row + t)
+                    if let target { store(load(target + t) + y, target + t) }
+                }
+            }
         default: Self.each(base, stride, rows, frames, sum, sumStride) { x, channel in self.apply(x, channel: channel) }
         }
     }

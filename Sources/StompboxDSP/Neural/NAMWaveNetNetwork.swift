@@ -17,6 +17,10 @@ final class NAMWaveNetNetwork: NeuralNetwork {
     let condition: NAMWaveNetNetwork?
     private var conditionRef: Unmanaged<NAMWaveNetNetwork>?
     let receptiveField: Int
+    /// The layer arrays' and the post-stack head's convolutions' counts, kept apart from
+    /// `config` so the audio thread reads no array (no reference counting).
+    private let arrayCount: Int
+    private let postHeadCount: Int
     var isRecurrent: Bool { false }
 
     private var arena = NeuralArena()
@@ -53,6 +57,8 @@ final class NAMWaveNetNetwork: NeuralNetwork {
         }
         field += config.postHead?.kernelSizes.reduce(0) { $0 + $1 - 1 } ?? 0
         receptiveField = field
+        arrayCount = config.arrays.count
+        postHeadCount = config.postHead?.kernelSizes.count ?? 0
         prepare(maximumBlockSize: 256)
     }
 
@@ -143,14 +149,12 @@ final class NAMWaveNetNetwork: NeuralNetwork {
 
     func reset() {
         condition?.reset()
-        for a in 0..<config.arrays.count {
+        for a in 0..<arrayCount {
             let array = arrays[a]
             for l in 0..<array.layerCount { array.layers[l].ring.clear() }
             array.headRing.clear()
         }
-        if let head = config.postHead {
-            for i in 0..<head.kernelSizes.count { postHead[i].ring.clear() }
-        }
+        for i in 0..<postHeadCount { postHead[i].ring.clear() }
     }
 
     func process(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, count: Int) {
@@ -173,13 +177,13 @@ final class NAMWaveNetNetwork: NeuralNetwork {
             conditionRef._withUnsafeGuaranteedRef { $0.run(source, frames: frames, padded: padded) }
             conditionRows = UnsafePointer(conditionRef._withUnsafeGuaranteedRef { $0.outputRows! })
         }
-        let count = config.arrays.count
+        let count = arrayCount
         for a in 0..<count {
             runArray(arrays + a, previous: a == 0 ? nil : arrays + (a - 1), source: source, condition: conditionRows, frames: frames, padded: padded)
         }
         let last = arrays[count - 1]
         let rows = last.headSize
-        if config.postHead == nil {
+        if postHeadCount == 0 {
             scale(last.headOutput, into: outputRows, rows: rows, padded: padded)
         } else {
             runPostHead(last.headOutput, rows: rows, frames: frames, padded: padded)
@@ -358,7 +362,7 @@ final class NAMWaveNetNetwork: NeuralNetwork {
 
     /// The post-stack head: head_scale, then (activation, convolution) for each of its kernels.
     private func runPostHead(_ final: UnsafePointer<Float>, rows: Int, frames: Int, padded: Int) {
-        let count = config.postHead!.kernelSizes.count
+        let count = postHeadCount
         for i in 0..<count {
             let conv = postHead + i
             let ring = conv.pointee.ring
