@@ -244,6 +244,9 @@ struct NAMWaveNetConfig {
         guard !sizes.isEmpty else { throw NeuralModelProblem("\"head.kernel_sizes\" is empty") }
         head.kernelSizes = try sizes.enumerated().map { try positive($0.element, "head.kernel_sizes[\($0.offset)]", limit: 256) }
         head.activation = try NAMActivation.parse(json["activation"], channels: inChannels, key: "head.activation")
+        if !head.activation.1.isEmpty && head.kernelSizes.count > 1 && head.channels != inChannels {
+            throw NeuralModelProblem("\"head.activation\" has a slope per channel, but the head's convolutions take \(inChannels) and \(head.channels) channels")
+        }
         return head
     }
 }
