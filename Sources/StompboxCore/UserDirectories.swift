@@ -2,7 +2,8 @@ import Foundation
 
 /// Where Stompbox keeps a person's files, after the XDG base directory rules:
 /// presets in `$XDG_CONFIG_HOME/stompbox` (default `~/.config/stompbox`), licences in
-/// `$XDG_DATA_HOME/stompbox` (default `~/.local/share/stompbox`). Tests pass their own folders.
+/// `$XDG_DATA_HOME/stompbox` (default `~/.local/share/stompbox`), amp models in its `models`
+/// folder. Tests pass their own folders.
 public struct UserDirectories: Sendable, Equatable {
     public let config: URL
     public let data: URL
@@ -22,4 +23,7 @@ public struct UserDirectories: Sendable, Equatable {
         config = base("XDG_CONFIG_HOME", ".config").appendingPathComponent("stompbox")
         data = base("XDG_DATA_HOME", ".local/share").appendingPathComponent("stompbox")
     }
+
+    /// Where amp model files are looked for first (`stompbox models`, the window's "Load model…").
+    public var models: URL { data.appendingPathComponent("models") }
 }

@@ -419,6 +419,25 @@ public protocol FileLoadingEffect: AnyObject {
     var file: String? { get }
     /// Loads `path`, or throws an error that names it. Not on the audio thread.
     func load(file path: String) throws
+    /// The file chooser's title and filter: which files it offers.
+    var fileChooserTitle: String { get }
+    var fileTypes: (name: String, patterns: [String]) { get }
+    /// What the pedal's menu shows for `path` (the file's name; a model's own name).
+    func label(forFile path: String) -> String
+    /// Why the file named cannot play (a preset's model file gone), shown on the pedal; nil when it plays.
+    var fileProblem: String? { get }
+    /// What plays, in a sentence for the pedal's tooltip (a model's name, kind and rate), if more than its name.
+    var fileDetail: String? { get }
+}
+
+extension FileLoadingEffect {
+    public var fileChooserTitle: String { "Load an \(fileDescription)" }
+    public var fileTypes: (name: String, patterns: [String]) {
+        ("Audio files (WAV, FLAC, AIFF)", ["*.wav", "*.WAV", "*.flac", "*.FLAC", "*.aif", "*.aiff", "*.AIF", "*.AIFF"])
+    }
+    public func label(forFile path: String) -> String { (path as NSString).lastPathComponent }
+    public var fileProblem: String? { nil }
+    public var fileDetail: String? { nil }
 }
 
 /// How a file-loading pedal's state names its file: `{"file":"<path>"}`.

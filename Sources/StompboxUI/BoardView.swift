@@ -210,10 +210,19 @@ final class BoardView {
                 learn.attach(pedal.footswitch, .pedal(kind.id), "\(kind.name) on/off")
             }
             if let loader = engine.chain.effect(kind) as? FileLoadingEffect {
-                pedal.addFileButton(title: "Load \(loader.fileDescription) file…") { [weak self, weak pedal] in
+                let isModel = loader is NeuralAmp
+                pedal.addFileButton(title: isModel ? "Load model…" : "Load \(loader.fileDescription) file…") { [weak self, weak pedal] in
                     self?.loadFile(into: loader, shownOn: pedal)
                 }
                 pedal.currentFile = { [weak loader] in loader?.file }
+                pedal.fileLabel = { [weak loader] in loader?.label(forFile: $0) ?? ($0 as NSString).lastPathComponent }
+                pedal.fileProblem = { [weak loader] in loader?.fileProblem }
+                pedal.fileDetail = { [weak loader] in loader?.fileDetail }
+                if isModel {
+                    // The models loaded before, to pick again from the pedal's menu.
+                    pedal.recentFiles = { RecentFiles("models").paths }
+                    pedal.onRecentFile = { [weak self, weak pedal] path in self?.load(path, into: loader, shownOn: pedal) }
+                }
                 pedal.showFile(loader.file)
             }
             pedals.append(pedal)
@@ -236,12 +245,18 @@ final class BoardView {
 
     /// Asks for a file for a pedal that loads one (the cabinet's impulse response) and loads it;
     /// a file that cannot be used is named in a message and nothing changes.
+    /// A model's chooser starts in the models folder (`stompbox models` lists it).
     private func loadFile(into loader: FileLoadingEffect, shownOn pedal: PedalView?) {
-        guard let path = Dialogs.chooseFile(parent: window, title: "Load an \(loader.fileDescription)", save: false,
-                                            filter: ("Audio files (WAV, FLAC, AIFF)", ["*.wav", "*.WAV", "*.flac", "*.FLAC", "*.aif", "*.aiff", "*.AIF", "*.AIFF"]),
-                                            accept: "_Load") else { return }
+        let folder = loader is NeuralAmp ? UserDirectories().models.path : nil
+        guard let path = Dialogs.chooseFile(parent: window, title: loader.fileChooserTitle, save: false,
+                                            filter: loader.fileTypes, accept: "_Load", folder: folder) else { return }
+        load(path, into: loader, shownOn: pedal)
+    }
+
+    private func load(_ path: String, into loader: FileLoadingEffect, shownOn pedal: PedalView?) {
         do {
             try loader.load(file: path)
+            if loader is NeuralAmp { RecentFiles("models").add(path) }
             pedal?.showFile(path)
         } catch {
             _ = Dialogs.message(parent: window, kind: .error, title: "Cannot load the file", text: "\(error)")

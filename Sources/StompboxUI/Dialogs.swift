@@ -151,7 +151,7 @@ enum Dialogs {
     /// an existing file), otherwise an existing file is picked. Returns the path or nil.
     static func chooseFile(parent: UnsafeMutablePointer<GtkWidget>?, title: String, save: Bool, suggestedName: String? = nil,
                            filter: (name: String, patterns: [String]) = ("Stompbox presets (*.json)", ["*.json"]),
-                           accept: String? = nil) -> String? {
+                           accept: String? = nil, folder: String? = nil) -> String? {
         let parentWindow: UnsafeMutablePointer<GtkWindow>? = parent.map { cast(raw($0)) }
         let chooser = gtk_file_chooser_native_new(title, parentWindow,
                                                   save ? GTK_FILE_CHOOSER_ACTION_SAVE : GTK_FILE_CHOOSER_ACTION_OPEN,
@@ -162,6 +162,7 @@ enum Dialogs {
             gtk_file_chooser_set_do_overwrite_confirmation(asChooser, 1)
             if let suggestedName { gtk_file_chooser_set_current_name(asChooser, suggestedName) }
         }
+        if let folder, FileManager.default.fileExists(atPath: folder) { gtk_file_chooser_set_current_folder(asChooser, folder) }
         let wanted = gtk_file_filter_new()!
         gtk_file_filter_set_name(wanted, filter.name)
         for pattern in filter.patterns { gtk_file_filter_add_pattern(wanted, pattern) }

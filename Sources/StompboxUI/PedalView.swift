@@ -50,7 +50,18 @@ final class PedalView {
     private(set) var fileButton: UnsafeMutablePointer<GtkWidget>?
     /// The file the pedal has loaded now (asked at each `sync`), and the one the menu shows.
     var currentFile: (() -> String?)?
+    /// What the menu shows for a file (its name; a model's own name), and why the file shown
+    /// cannot play (a preset's model gone: the pedal says so and passes its input through).
+    var fileLabel: ((String) -> String)?
+    var fileProblem: (() -> String?)?
+    var fileDetail: (() -> String?)?
+    /// Files loaded before, offered again under the menu's choices, and what picking one does.
+    var recentFiles: (() -> [String])?
+    var onRecentFile: ((String) -> Void)?
     private(set) var shownFile: String?
+    private(set) var shownProblem: String?
+    /// What the menu shows for the file shown.
+    var shownFileLabel: String? { shownFile.map { fileLabel?($0) ?? URL(fileURLWithPath: $0).lastPathComponent } }
     private(set) var removeButton: UnsafeMutablePointer<GtkWidget>!
     /// GTK 3 widgets do not own their gestures: kept here, freed on destroy.
     private var dragGesture: OpaquePointer?
@@ -270,6 +281,16 @@ final class PedalView {
             }
             gtk_menu_shell_append(cast(raw(menu)), item)
         }
+        let recent = (recentFiles?() ?? []).filter { $0 != shownFile }
+        if !recent.isEmpty, let onRecentFile {
+            gtk_menu_shell_append(cast(raw(menu)), gtk_separator_menu_item_new())
+            for path in recent {
+                let item = gtk_menu_item_new_with_label(fileLabel?(path) ?? URL(fileURLWithPath: path).lastPathComponent)!
+                gtk_widget_set_tooltip_text(item, path)
+                onSignal(raw(item), "activate") { onRecentFile(path) }
+                gtk_menu_shell_append(cast(raw(menu)), item)
+            }
+        }
         gtk_widget_show_all(menu)
         // Destroyed with the pedal, or replaced by the next drop-down.
         onSignal(raw(menu), "deactivate") {
@@ -298,11 +319,14 @@ final class PedalView {
     /// The menu's last entry (the file choice) shows the file loaded by its name, its tooltip the path.
     func showFile(_ path: String?) {
         shownFile = path
+        shownProblem = fileProblem?()
         for (parameter, control, role) in choiceControls {
             guard case .menu = role else { continue }
-            gtk_widget_set_tooltip_text(control, path.map { "\(parameter.spec.name): \($0)" } ?? parameter.spec.name)
+            let detail = fileDetail?().map { "\n\($0)" } ?? ""
+            let tip = path.map { "\(parameter.spec.name): \($0)" + (shownProblem.map { "\n\($0)" } ?? detail) } ?? parameter.spec.name
+            gtk_widget_set_tooltip_text(control, tip)
             guard let path, var labels = menuLabels[parameter.id], !labels.isEmpty else { continue }
-            labels[labels.count - 1] = URL(fileURLWithPath: path).lastPathComponent
+            labels[labels.count - 1] = fileLabel?(path) ?? URL(fileURLWithPath: path).lastPathComponent
             menuLabels[parameter.id] = labels
             gtk_widget_queue_draw(control)
         }
@@ -341,7 +365,7 @@ final class PedalView {
             }
         }
         syncChoices()
-        if let currentFile, currentFile() != shownFile { showFile(currentFile()) }
+        if let currentFile, currentFile() != shownFile || fileProblem?() != shownProblem { showFile(currentFile()) }
         equalizer?.sync()
         gtk_widget_queue_draw(face)
     }

@@ -79,6 +79,8 @@ extension BoardView {
             if let button = pedal.fileButton {
                 entry["load_file"] = rootCentre(button)
                 entry["file"] = pedal.shownFile ?? NSNull()
+                entry["file_label"] = pedal.shownFileLabel ?? NSNull()
+                entry["file_problem"] = pedal.shownProblem ?? NSNull()
             }
             result[pedal.kind.id] = entry
         }
