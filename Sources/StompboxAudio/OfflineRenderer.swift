@@ -184,7 +184,7 @@ public final class OfflineRenderer {
         do { try chain.setBoard(board) } catch { throw .board(error) }
         chain.parameters.restore(plan.parameters)
         chain.prepare(sampleRate: rate, maximumBlockSize: Self.blockSize)
-        do { try chain.restore(states: plan.states) } catch { throw .state(error.description) }
+        do { for problem in try chain.restore(states: plan.states) { warn(problem) } } catch { throw .state(error.description) }
         if board.contains(.cab), let cabinet = chain.effect(.cab) as? Cabinet {
             for problem in Self.cabinetProblems(cabinet, plan: plan) { warn(problem) }
         }

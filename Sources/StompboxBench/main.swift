@@ -370,8 +370,17 @@ final class SilentTap: LoopTrackTap {
                         left: UnsafePointer<Float>, right: UnsafePointer<Float>, frames: Int) { self.frames += frames }
 }
 let silentTap = SilentTap()
+/// A 64-tap Linear model at 44.1 kHz for the Amp Model pedal while allocations are counted: its
+/// first block takes it in and crossfades to it, and every block resamples in and out.
+let benchModel: String = {
+    let path = NSTemporaryDirectory() + "/stompbox-bench-\(getpid()).nam"
+    let taps = (0..<64).map { Float(exp(-Double($0) / 8)) * 0.2 }
+    try? Data(TestModels.linear(taps, sampleRate: 44_100).utf8).write(to: URL(fileURLWithPath: path))
+    return path
+}()
 func countAllocations() -> (count: Int, bytes: Int) {
     let chain = makeChain()
+    do { try (chain.effect(.neural) as? NeuralAmp)?.load(file: benchModel) } catch { fatal("the bench model: \(error)") }
     chain.controls.looper.setTap(silentTap)
     defer { chain.controls.looper.setTap(nil) }
     _ = work.update(fromContentsOf: riff)

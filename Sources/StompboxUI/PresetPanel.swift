@@ -244,8 +244,9 @@ final class PresetPanel {
         try? chain.setBoard(board)
         var problems = missing
         let notices = storeFront.gate.apply(preset, to: parameters)
-        // A cabinet's own impulse response file is loaded (a file gone is said; the rest plays).
-        do { try chain.restore(states: preset.states) } catch { problems.append(error.description) }
+        // A cabinet's own impulse response file and the Amp Model's model are loaded (a file gone is
+        // said; the rest plays).
+        do { problems += try chain.restore(states: preset.states) } catch { problems.append(error.description) }
         if !problems.isEmpty { showInfo(.warning, problems.map { Messages.sentence($0) }.joined(separator: "\n")) }
         return notices
     }

@@ -128,7 +128,8 @@ struct RenderCommand: ParsableCommand {
         return plan
     }
 
-    /// `--set ID=PATH` for a choice whose last choice is a file of one's own (`cab.ir`): a value
+    /// `--set ID=PATH` for a choice whose last choice is a file of one's own (`cab.ir`,
+    /// `neural.file`): a value
     /// that is none of its choices is a file, which must exist. Returns the pedal's state and the
     /// choice to set, or nil for any other assignment.
     static func fileSetting(_ text: String, board: [PedalKind]) throws(CommandLineError)
@@ -141,8 +142,15 @@ struct RenderCommand: ParsableCommand {
         try checkOnBoard(p, board)
         let path = URL(fileURLWithPath: value).standardizedFileURL.path
         var folder: ObjCBool = false
+        let (choices, what) = p == .neuralFile ? ("none", "a model file")
+            : ("a cabinet (\(names.dropLast().joined(separator: ", ")))", "an impulse response file")
         guard FileManager.default.fileExists(atPath: path, isDirectory: &folder), !folder.boolValue else {
-            throw CommandLineError("--set \(id): '\(value)' is neither a cabinet (\(names.dropLast().joined(separator: ", "))) nor an impulse response file")
+            throw CommandLineError("--set \(id): '\(value)' is neither \(choices) nor \(what)")
+        }
+        // A model is read now: one that cannot be played is an error before rendering, not a
+        // pedal quietly passing its input through.
+        if p == .neuralFile {
+            do { _ = try NeuralModels.load(file: path) } catch { throw CommandLineError("--set \(id): \(error)") }
         }
         return (pedal, FileState.json(file: path), p, Float(names.count - 1))
     }

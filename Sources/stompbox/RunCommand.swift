@@ -170,7 +170,7 @@ struct RunCommand: ParsableCommand {
 
         let chain = Chain(controls: controls, board: board)
         // A cabinet's own file is read now: one that cannot be used is an error before playing.
-        do { try chain.restore(states: states) } catch { fail(error.description) }
+        do { for problem in try chain.restore(states: states) { warn(problem) } } catch { fail(error.description) }
         let engine = LiveEngine(chain: chain, settings: settings)
         var recording: RunRecording?
         if let record {
@@ -219,7 +219,7 @@ struct RunCommand: ParsableCommand {
                 for problem in missing { warn(problem) }
                 try chain.setBoard(board)
                 for notice in gate.apply(preset, to: controls.parameters) { warn(notice.description) }
-                do { try chain.restore(states: preset.states) } catch { warn(error.description) }
+                do { for problem in try chain.restore(states: preset.states) { warn(problem) } } catch { warn(error.description) }
                 presetSlot = slot
             } catch {
                 warn("cannot play a saved preset: \(error)")

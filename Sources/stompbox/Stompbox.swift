@@ -10,7 +10,7 @@ struct Stompbox: ParsableCommand {
         version: StompboxVersion.current,
         subcommands: [
             ParamsCommand.self, RenderCommand.self, CabsCommand.self, TuneCommand.self, ArtworkCommand.self, RealtimeCommand.self,
-            RunCommand.self, DevicesCommand.self, PluginsCommand.self,
+            RunCommand.self, DevicesCommand.self, PluginsCommand.self, ModelsCommand.self,
             PresetsCommand.self, LicenceCommand.self, StoreCommand.self, SessionCommand.self,
             GUICommand.self,
         ],

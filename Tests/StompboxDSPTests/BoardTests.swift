@@ -119,7 +119,7 @@ import StompboxTestSupport
             try PedalKind.check(.reverbMix, on: [.overdrive])
         }
         try PedalKind.check(.outputGain, on: [])
-        #expect(PedalError.unknownPedal("fuzz").description.contains("overdrive, amp, cab, eq"))
+        #expect(PedalError.unknownPedal("fuzz").description.contains("overdrive, amp, neural, cab, eq"))
     }
 
     /// Every pedal is described once: its parameters are the table's, under its id, and the

@@ -30,7 +30,7 @@ struct InstalledWindowTests {
         let program = dest.appendingPathComponent("usr/bin/stompbox").path
         let session = try PedalboardSession(program: program)
         defer { session.stop() }
-        let every = ["gate", "overdrive", "amp", "cab", "eq", "flanger", "tremolo", "delay", "reverb", "looper"]
+        let every = ["gate", "overdrive", "amp", "neural", "cab", "eq", "flanger", "tremolo", "delay", "reverb", "looper"]
         #expect(waitUntil(seconds: 10) { (session.state()?["layout"] as? [String: Any])?["board"] as? [String] == every },
                 "board: \(String(describing: (session.state()?["layout"] as? [String: Any])?["board"]))")
         _ = try session.settledPoint(["more"])

@@ -29,7 +29,7 @@ struct PresetPanelWindowTests {
         #expect(abs((session.parameter("eq.band5_db") ?? 0) - 2) < 1e-6)
         // On its board, every built-in pedal in the default order.
         let board = (session.state()?["layout"] as? [String: Any])?["board"] as? [String]
-        #expect(board == ["gate", "overdrive", "amp", "cab", "eq", "flanger", "tremolo", "delay", "reverb", "looper"], "\(String(describing: board))")
+        #expect(board == ["gate", "overdrive", "amp", "neural", "cab", "eq", "flanger", "tremolo", "delay", "reverb", "looper"], "\(String(describing: board))")
     }
 
     @Test("save to slot 2, turn a knob, recall slot 2: the engine's values are the saved ones again")

@@ -17,7 +17,7 @@ struct StoreDialogWindowTests {
         defer { keys.remove() }
         let otherKeys = try TestKeyPair()
         defer { otherKeys.remove() }
-        // The factory presets' board of ten, on two rows: the Looper is on screen.
+        // The factory presets' board of eleven, on two rows: the Looper is on screen.
         let session = try PedalboardSession(arguments: ["--public-key", keys.publicKey])
         defer { session.stop() }
         #expect(session.looperLocked == true)

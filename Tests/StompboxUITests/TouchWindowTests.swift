@@ -116,7 +116,7 @@ struct TouchWindowTests {
         #expect(session.selectedSlot == selected)
     }
 
-    /// A board too wide for a 1280×720 screen even on two rows, so it scrolls: the ten built-in
+    /// A board too wide for a 1280×720 screen even on two rows, so it scrolls: the eleven built-in
     /// pedals and two plugin pedals (a plugin that is not installed still stands on the board).
     static let wideBoard: String = {
         let plugins = zip(["ts9", "phaser"], ["http://guitarix.sourceforge.net/plugins/gxts9#ts9sim", "http://calf.sourceforge.net/plugins/Phaser"]).map { #"{"id":"\#($0)","lv2":"\#($1)"}"# }

@@ -92,7 +92,7 @@ struct WindowFitTests {
     }
 
     /// Every built-in pedal, in the order of a new board.
-    static let everyPedal = ["gate", "overdrive", "amp", "cab", "eq", "flanger", "tremolo", "delay", "reverb", "looper"]
+    static let everyPedal = ["gate", "overdrive", "amp", "neural", "cab", "eq", "flanger", "tremolo", "delay", "reverb", "looper"]
     static let everyPedalPresets: String = {
         let chain = "[" + everyPedal.map { "\"\($0)\"" }.joined(separator: ",") + "]"
         let slot = { (name: String) in
@@ -137,8 +137,9 @@ struct WindowFitTests {
         var found: (pedals: [Box], controls: [(pedal: String, box: Box)])?
         #expect(waitUntil(seconds: 5) { found = read(); return found != nil }, "no complete layout: \(layout().keys.sorted())")
         let (pedals, controls) = try #require(found)
-        // Ten pedals, each with its footswitch and × at least, and every knob, toggle, menu and fader.
-        #expect(controls.count >= 10 * 2 + 4 + 3 + 6 + 2 + 6 + 6 + 3 + 5 + 6 + 4, "\(controls.count) controls")
+        // Eleven pedals, each with its footswitch and × at least, and every knob, toggle, menu and
+        // fader (the Amp Model's: its menu, IN, OUT and NORMALIZE).
+        #expect(controls.count >= 11 * 2 + 4 + 3 + 6 + 4 + 2 + 6 + 6 + 3 + 5 + 6 + 4, "\(controls.count) controls")
         for (i, a) in controls.enumerated() {
             let pedal = try #require(pedals.first { $0.name == a.pedal })
             #expect(pedal.contains(a.box), "\(a.box) leaves its pedal \(pedal) at \(screen)")
@@ -147,7 +148,7 @@ struct WindowFitTests {
             }
         }
         if width == 1366 {
-            // A laptop: every control of the ten pedals on screen and in the board's view, nothing to scroll.
+            // A laptop: every control of the eleven pedals on screen and in the board's view, nothing to scroll.
             let view = try #require(layout()["board_view"] as? [Int])
             let viewBox = Box(name: "board view", x: view[0], y: view[1], w: view[2], h: view[3])
             let screenBox = Box(name: "screen", x: 0, y: 0, w: width, h: height)

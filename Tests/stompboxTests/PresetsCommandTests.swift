@@ -25,7 +25,7 @@ import Testing
         let shown = try #require(try JSONSerialization.jsonObject(with: Data(show.stdout.utf8)) as? [String: Any])
         #expect(shown["name"] as? String == "Crunch 2x12")
         #expect(shown["version"] as? Int == 2)
-        #expect(shown["chain"] as? [String] == ["gate", "overdrive", "amp", "cab", "eq", "flanger", "tremolo", "delay", "reverb", "looper"])
+        #expect(shown["chain"] as? [String] == ["gate", "overdrive", "amp", "neural", "cab", "eq", "flanger", "tremolo", "delay", "reverb", "looper"])
         #expect((shown["parameters"] as? [String: Any])?["delay.time_ms"] as? Int == 120)
         #expect((shown["parameters"] as? [String: Any])?["amp.model"] as? String == "crunch")
 
