@@ -78,6 +78,25 @@ import Testing
         }
     }
 
+    /// A post-stack head (0.6 on): head_scale, then its activation and a kernel-2 convolution
+    /// over the layers' output, y = c0·relu(s·f[t-1]) + c1·relu(s·f[t]) + cb, f = relu(x) here.
+    @Test func aPostStackHeadConvolvesTheScaledOutput() throws {
+        let config = #"{"layers": [{"input_size": 1, "condition_size": 1, "head_size": 1, "channels": 1, "kernel_size": 2, "dilations": [1], "activation": "ReLU", "gated": false, "head_bias": false}], "head": {"channels": 1, "out_channels": 1, "kernel_sizes": [2], "activation": "ReLU"}, "head_scale": 2}"#
+        let (c0, c1, cb, s) = (Float(-0.5), Float(0.75), Float(0.1), Float(2))
+        // rechannel; conv and bias; mixin; layer1x1 and bias; head rechannel; post head (c0 c1, bias); head_scale.
+        let weights: [Float] = [1, 0, 1, 0, 0, 0, 0, 1, c0, c1, cb, s]
+        let network = try NeuralModels.parse(file(config, weights, version: "0.7.0"), file: "head.nam").network
+        #expect(network.receptiveField == 3)
+        let x = signal(200)
+        let y = render(network, x, block: 32)
+        for t in x.indices {
+            let previous: Float = t > 0 ? max(s * max(x[t - 1], 0), 0) : 0
+            let current: Float = max(s * max(x[t], 0), 0)
+            let expected: Float = c0 * previous + c1 * current + cb
+            #expect(abs(y[t] - expected) < 1e-6, "sample \(t)")
+        }
+    }
+
     @Test func everyActivationIsItsFormula() throws {
         let xs = (0..<16 * 40).map { Float($0 - 320) / 32 }
         let formulas: [(String, (Float) -> Float, Float)] = [
