@@ -44,6 +44,7 @@ soak: deps-test check-swift
 	$(SWIFT) build --build-tests
 	STOMPBOX_SOAK=1 STOMPBOX_TEST_TIER=live $(SWIFT) test --skip-build --no-parallel --filter "$(LIVE_SUITES)"
 
+# The package's build is compared with the native one when `make deb` has staged it (PackageBench).
 bench: deps-bench check-swift
 	$(SWIFT) build -c release --product StompboxBench
 	$(SWIFT) build -c release --product stompbox
@@ -69,21 +70,35 @@ install: check-swift
 uninstall:
 	PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) scripts/install uninstall
 
-# .build/deb/stompbox_<version>-1_amd64.deb: the same install, built for any x86-64 with the
-# Swift runtime linked in (scripts/make-deb), then checked by lintian.
-DEB_BUILD := STOMPBOX_PORTABLE=1 $(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath --scratch-path .build/deb
+# .build/deb/stompbox_<version>-1_amd64.deb: the same install with the Swift runtime linked in
+# (scripts/make-deb), then checked by lintian. The program is built whole for three x86-64
+# levels (STOMPBOX_LEVEL in Package.swift): the baseline, on PATH, starts the v3 (AVX2, FMA) or
+# v4 (AVX-512) build this processor runs. Each level has its own scratch folder, so a level is
+# rebuilt only when its sources change; they build one after the other (each is a full release
+# build of the program).
+DEB_BUILD := $(SWIFT) build -c release --static-swift-stdlib --disable-local-rpath
+DEB_LEVELS := baseline v3 v4
 deb: check-swift
 	@./scripts/install-deps $(BUILD_DEPS) dpkg-dev fakeroot lintian
-	$(DEB_BUILD) --product stompbox-window
-	$(DEB_BUILD) --product stompbox
-	$(DEB_BUILD) --product generate-manual
+	@for level in $(DEB_LEVELS); do \
+	  scratch=.build/deb$$([ $$level = baseline ] || echo -$$level); \
+	  for product in stompbox-window stompbox; do \
+	    echo "STOMPBOX_LEVEL=$$level $(DEB_BUILD) --scratch-path $$scratch --product $$product"; \
+	    STOMPBOX_LEVEL=$$level $(DEB_BUILD) --scratch-path $$scratch --product $$product || exit 1; \
+	  done; \
+	done
+	STOMPBOX_LEVEL=baseline $(DEB_BUILD) --scratch-path .build/deb --product generate-manual
 	scripts/make-deb
 	lintian --fail-on error $$(ls .build/deb/stompbox_*_amd64.deb)
 
 # The package installed with apt on a clean Debian 12 root (mmdebstrap; needs root and Debian's
-# mirror), played there as a user who is not root, then purged (scripts/deb-check).
+# mirror), played there as a user who is not root, then purged (scripts/deb-check). First the
+# dispatch test (Tests/stompboxTests/DispatchTests.swift) on the staged package: each level
+# this processor runs renders the demo riff as the baseline does; here it may not be skipped.
 deb-check: deb
 	@./scripts/install-deps mmdebstrap
+	$(SWIFT) build --build-tests
+	STOMPBOX_DISPATCH_REQUIRED=1 $(SWIFT) test --skip-build --filter stompboxTests.DispatchTests
 	scripts/deb-check
 
 # The pedals' SVGs in Resources/, generated from their faces (a test checks they are current).

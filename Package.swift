@@ -10,7 +10,21 @@ import Foundation
 // - On processors whose 512-bit vectors run at full clock (Intel's with AVX-512 FP16, Sapphire
 //   Rapids on; AMD's with AVX-512, Zen 4 on), the loops take 512-bit vectors. LLVM's default
 //   for AVX-512 processors is 256 bits, for the older ones that lower their clock for them.
-// STOMPBOX_PORTABLE=1 builds for the baseline instead, for a binary that runs on other machines.
+//
+// A package must run on any x86-64, and Swift has no function multiversioning (no
+// `target_clones`), so the package carries the whole program three times, chosen with
+// STOMPBOX_LEVEL (each in its own --scratch-path, see `make deb`):
+// - `baseline` (also STOMPBOX_PORTABLE=1): the x86-64 baseline, SSE2, no FMA. Its CStompboxLauncher
+//   executes the best build below before `main` (see Sources/CStompboxLauncher/launcher.c).
+// - `v3`: x86-64-v3 (AVX2, FMA, BMI; Haswell and Zen 1 on), with STOMPBOX_FMA.
+// - `v4`: x86-64-v4 (AVX-512 F/BW/CD/DQ/VL) preferring 512-bit vectors, with STOMPBOX_FMA; the
+//   launcher picks it only on the processors the native build gives 512 bits (above).
+// Only whole builds keep the pedals' code as fast as the native build's: each pedal's `process`
+// is one Swift function that inlines its helpers, and a kernel layer in C would cut it in pieces.
+// The alternatives weighed are in ARCHITECTURE.md ("One package for every x86-64").
+// The levels go through clang's -march (the Swift compiler takes its target from it):
+// `-target-cpu` knows no `x86-64-v3`. Without -mprefer-vector-width=512, x86-64-v4 code keeps to
+// 256-bit vectors (checked in the assembly: no zmm register).
 let processor = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
 let processorFlags = Set((processor.split(separator: "\n").first { $0.hasPrefix("flags") } ?? "").split(separator: " ").map(String.init))
 #if arch(arm64)
@@ -19,9 +33,26 @@ let processorHasFMA = true
 let processorHasFMA = processorFlags.contains("fma")
 #endif
 let wide512 = processorFlags.contains("avx512_fp16") || (processor.contains("AuthenticAMD") && processorFlags.contains("avx512f"))
-let dspCodegen: [SwiftSetting] = Context.environment["STOMPBOX_PORTABLE"] == "1" ? [] :
-    [.unsafeFlags(["-target-cpu", "native"] + (wide512 ? ["-Xcc", "-mprefer-vector-width=512"] : []))]
-    + (processorHasFMA ? [.define("STOMPBOX_FMA")] : [])
+let buildLevel = Context.environment["STOMPBOX_LEVEL"] ?? (Context.environment["STOMPBOX_PORTABLE"] == "1" ? "baseline" : "native")
+let dspCodegen: [SwiftSetting]
+let launcherLevel: [CSetting]
+switch buildLevel {
+case "native":
+    dspCodegen = [.unsafeFlags(["-target-cpu", "native"] + (wide512 ? ["-Xcc", "-mprefer-vector-width=512"] : []))]
+        + (processorHasFMA ? [.define("STOMPBOX_FMA")] : [])
+    launcherLevel = []
+case "baseline":
+    dspCodegen = []
+    launcherLevel = [.define("STOMPBOX_LEVEL_BASELINE")]
+case "v3":
+    dspCodegen = [.unsafeFlags(["-Xcc", "-march=x86-64-v3"]), .define("STOMPBOX_FMA")]
+    launcherLevel = [.define("STOMPBOX_LEVEL_V3")]
+case "v4":
+    dspCodegen = [.unsafeFlags(["-Xcc", "-march=x86-64-v4", "-Xcc", "-mprefer-vector-width=512"]), .define("STOMPBOX_FMA")]
+    launcherLevel = [.define("STOMPBOX_LEVEL_V4")]
+default:
+    fatalError("STOMPBOX_LEVEL=\(buildLevel): use baseline, v3 or v4 (or leave it unset for this processor)")
+}
 
 // Release builds of the pedals leave out Swift's run-time exclusivity checks: each access to a
 // pedal's stored state inside `process` otherwise records itself in a thread-local access set
@@ -73,6 +104,9 @@ let package = Package(
         .target(name: "CStompboxShim", dependencies: ["CGtk"]),
         // …and the FPU's flush-to-zero flags for the audio thread.
         .target(name: "CAudioShim"),
+        // Picks the package's build for this processor before `main` (see dspCodegen above).
+        // Compiled for the baseline in every build: it must run on any x86-64.
+        .target(name: "CStompboxLauncher", cSettings: launcherLevel),
         // The LV2 host features (URID map, options, worker ring and thread, state callbacks).
         .target(name: "CLV2Host"),
         // JACK (libjack-jackd2-dev; the same library API as PipeWire's JACK): the chain inside
@@ -106,12 +140,12 @@ let package = Package(
         // `swift build --static-swift-stdlib` does, for this program only): a `render` then
         // skips resolving thousands of their symbols at start (see `make bench`).
         .executableTarget(name: "stompbox", dependencies: [
-            "StompboxDSP", "StompboxAudio", "StompboxCore", "StompboxSession",
+            "CStompboxLauncher", "StompboxDSP", "StompboxAudio", "StompboxCore", "StompboxSession",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))],
            linkerSettings: [.unsafeFlags(["-static-stdlib"], .when(configuration: .release))]),
         .executableTarget(name: "stompbox-window", dependencies: [
-            "StompboxDSP", "StompboxAudio", "StompboxCore", "StompboxUI",
+            "CStompboxLauncher", "StompboxDSP", "StompboxAudio", "StompboxCore", "StompboxUI",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

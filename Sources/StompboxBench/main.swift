@@ -10,7 +10,9 @@
 // --no-window leaves it out. --sessions-only measures only sessions (SessionBench.swift: recording, the
 // loop tracks' memory, a 10-minute session); --no-sessions leaves them out. --neural-only measures only
 // the neural amp models (NeuralBench.swift; with NAM_BENCHMODEL set, beside NeuralAmpModelerCore);
-// --no-neural leaves them out. Exits 1 too if a neural network's process allocated.
+// --no-neural leaves them out. Exits 1 too if a neural network's process allocated. --package-only
+// measures only the package's build against the native one (PackageBench.swift); --no-package leaves
+// it out; --native PATH compares with that `stompbox` rather than the one beside this bench.
 
 import CAudioShim
 import Foundation
@@ -46,6 +48,9 @@ struct Options {
     var sessionsOnly = false
     var neural = true
     var neuralOnly = false
+    var package = true
+    var packageOnly = false
+    var native: String?
 
     init(_ arguments: [String]) {
         var i = 1
@@ -71,6 +76,9 @@ struct Options {
             case "--no-sessions": sessions = false
             case "--neural-only": neuralOnly = true
             case "--no-neural": neural = false
+            case "--no-package": package = false
+            case "--package-only": packageOnly = true
+            case "--native": native = value()
             case "--jack-seconds": jackSeconds = Double(value()) ?? { fatal("--jack-seconds takes a number") }()
             case "--server": servers.append(AudioServerKind(rawValue: value()) ?? { fatal("--server takes pulseaudio or pipewire") }())
             case "--drift-seconds": driftSeconds = Double(value()) ?? { fatal("--drift-seconds takes a number") }()
@@ -81,7 +89,7 @@ struct Options {
                 let parts = value().split(separator: "/")
                 guard parts.count == 2, let block = Int(parts[0]), let ms = Double(parts[1]) else { fatal("--latency-setting takes BLOCK/MS, e.g. 128/10") }
                 latencySettings.append(LatencyBench.Setting(name: "\(block)/\(parts[1])", block: block, latencyMs: ms))
-            default: fatal("unknown option \(arguments[i]) (use --seconds S, --runs N, --no-sox, --no-latency, --allocations-only, --latency-seconds S, --latency-setting BLOCK/MS, --window-only, --no-window, --jack-only, --no-jack, --jack-seconds S, --tuner-only, --no-tuner, --sessions-only, --no-sessions, --neural-only, --no-neural)")
+            default: fatal("unknown option \(arguments[i]) (use --seconds S, --runs N, --no-sox, --no-latency, --allocations-only, --latency-seconds S, --latency-setting BLOCK/MS, --window-only, --no-window, --jack-only, --no-jack, --jack-seconds S, --tuner-only, --no-tuner, --sessions-only, --no-sessions, --neural-only, --no-neural, --package-only, --no-package, --native PATH)")
             }
             i += 1
         }
@@ -247,7 +255,7 @@ let soxPath = ["/usr/bin/sox", "/usr/local/bin/sox"].first(where: FileManager.de
 /// Runs `program` once, as it would run from a shell (without our malloc interposer preloaded,
 /// its output discarded): the wall-clock seconds it took and its CPU seconds (user + system,
 /// as `time` counts them), or nil (with one line saying so) when it cannot start or fails.
-func runChild(_ program: String, _ arguments: [String]) -> (wall: Double, cpu: Double)? {
+func runChild(_ program: String, _ arguments: [String], environment extra: [String: String] = [:]) -> (wall: Double, cpu: Double)? {
     func childrenCPU() -> Double {
         var usage = rusage()
         getrusage(RUSAGE_CHILDREN.rawValue, &usage)
@@ -261,6 +269,7 @@ func runChild(_ program: String, _ arguments: [String]) -> (wall: Double, cpu: D
     process.standardError = FileHandle.nullDevice
     var environment = ProcessInfo.processInfo.environment
     environment["LD_PRELOAD"] = nil
+    environment.merge(extra) { $1 }
     process.environment = environment
     let cpu = childrenCPU(), start = DispatchTime.now().uptimeNanoseconds
     do { try process.run() } catch { return nil }
@@ -322,6 +331,10 @@ if options.tunerOnly {
 }
 if options.sessionsOnly {
     SessionBench.run()
+    exit(0)
+}
+if options.packageOnly {
+    PackageBench.run(riff: Signal.guitarRiff(seconds: options.seconds, sampleRate: sampleRate), runs: max(options.runs, 7), native: options.native)
     exit(0)
 }
 if options.jackOnly {
@@ -491,6 +504,9 @@ if !options.allocationsOnly {
         }
     }
 }
+
+// The package's build (make deb) against this native one, the same chain in `stompbox render`.
+if options.package && !options.allocationsOnly { PackageBench.run(riff: riff, runs: max(options.runs, 7), native: options.native) }
 
 // The tuner: its error table and how soon it reads a plucked note.
 if options.tuner && !options.allocationsOnly { TunerBench.run() }

@@ -7,7 +7,8 @@ import Foundation
 /// 1. `$STOMPBOX_DATA_DIR` (must be a folder holding the data files, or it is an error);
 /// 2. a `data/` folder beside the executable or in any folder above it (a build in the
 ///    repository: `.build/debug/stompbox` finds the repository's `data/`);
-/// 3. `<prefix>/share/stompbox/data` for an executable in `<prefix>/bin`;
+/// 3. `<prefix>/share/stompbox/data` for an executable in `<prefix>/bin`, or in
+///    `<prefix>/lib/stompbox/<level>` (the package's builds for each x86-64 level);
 /// 4. `/usr/local/share/stompbox/data`, then `/usr/share/stompbox/data`.
 /// `Resources/` is `$STOMPBOX_RESOURCES_DIR`, else the `Resources` folder beside the `data/` found.
 public struct DataFiles: Sendable, Equatable {
@@ -55,8 +56,13 @@ public struct DataFiles: Sendable, Equatable {
                 if parent.path == dir.path || dir.path == "/" { break }
                 dir = parent
             }
-            let prefix = exe.resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent()
+            let folder = exe.resolvingSymlinksInPath().deletingLastPathComponent()
+            let prefix = folder.deletingLastPathComponent()
             list.append(prefix.appendingPathComponent("share/stompbox/data"))
+            // <prefix>/lib/stompbox/<level>/stompbox
+            if prefix.lastPathComponent == "stompbox", prefix.deletingLastPathComponent().lastPathComponent == "lib" {
+                list.append(prefix.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("share/stompbox/data"))
+            }
         }
         list.append(URL(fileURLWithPath: "/usr/local/share/stompbox/data"))
         list.append(URL(fileURLWithPath: "/usr/share/stompbox/data"))

@@ -9,7 +9,7 @@ struct Stompbox: ParsableCommand {
         abstract: "A guitar multi-effects pedalboard. With no subcommand, opens the window.",
         version: StompboxVersion.current,
         subcommands: [
-            ParamsCommand.self, RenderCommand.self, CabsCommand.self, TuneCommand.self, ArtworkCommand.self, RealtimeCommand.self,
+            ParamsCommand.self, RenderCommand.self, CabsCommand.self, TuneCommand.self, ArtworkCommand.self, RealtimeCommand.self, CPUCommand.self,
             RunCommand.self, DevicesCommand.self, PluginsCommand.self, ModelsCommand.self,
             PresetsCommand.self, LicenceCommand.self, StoreCommand.self, SessionCommand.self,
             GUICommand.self,

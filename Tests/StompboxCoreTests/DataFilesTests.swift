@@ -31,6 +31,14 @@ import Testing
         #expect(!DataFiles.candidates(executable: nil).isEmpty)
     }
 
+    /// The package's builds for each x86-64 level live in <prefix>/lib/stompbox/<level>/.
+    @Test func levelBuildsFindThePrefixData() {
+        let list = DataFiles.candidates(executable: URL(fileURLWithPath: "/opt/sb/lib/stompbox/v3/stompbox")).map(\.path)
+        #expect(list.contains("/opt/sb/share/stompbox/data"))
+        let elsewhere = DataFiles.candidates(executable: URL(fileURLWithPath: "/opt/sb/lib/other/v3/stompbox")).map(\.path)
+        #expect(!elsewhere.contains("/opt/sb/share/stompbox/data"))
+    }
+
     @Test func userDirectoriesFollowXDG() {
         let d = UserDirectories(environment: ["HOME": "/home/ada"])
         #expect(d.config.path == "/home/ada/.config/stompbox")
