@@ -55,6 +55,7 @@ public final class PedalboardApp {
             if !w.footControls.notices.isEmpty { panel.showInfo(.warning, w.footControls.notices.joined(separator: "\n")) }
             storeFront = front
             presetPanel = panel
+            w.open()
         }
         let status = g_application_run(cast(raw(app)), 0, nil)
         window = nil

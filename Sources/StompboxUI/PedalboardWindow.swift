@@ -160,6 +160,12 @@ public final class PedalboardWindow {
             return true
         }
         board.start()
+    }
+
+    /// Sizes, places and shows the window, once the preset it opens on has set the board: its
+    /// natural size is that board's, not the default board's.
+    func open() {
+        board.follow()
         placement.place()
         onEvent(raw(window), "configure-event") { [unowned self] _ in placement.note(); return false }
         board.followViewSize()

@@ -129,11 +129,12 @@ struct BoardWindowTests {
         let without = moved.filter { $0 != "reverb" }
         #expect(waitUntil(seconds: 5) { Self.shownPedals(session) == without }, "shown: \(Self.shownPedals(session))")
 
-        // Add pedal… lists what is off the board in the registry's order (the Noise Gate, the Amp
-        // and the Cabinet, which the classic board of a version-1 preset leaves off, then the Reverb); it goes on at the end.
-        #expect(waitUntil(seconds: 5) { Self.addable(session) == ["gate", "amp", "cab", "reverb"] }, "Add pedal… offers \(Self.addable(session))")
+        // Add pedal… lists what is off the board in the registry's order (the Noise Gate, the Amp,
+        // the Amp Model and the Cabinet, which the classic board of a version-1 preset leaves off,
+        // then the Reverb); it goes on at the end.
+        #expect(waitUntil(seconds: 5) { Self.addable(session) == ["gate", "amp", "neural", "cab", "reverb"] }, "Add pedal… offers \(Self.addable(session))")
         try session.openingPopup { try session.click("add_pedal") }
-        for _ in 0..<4 { try session.xdotool("key", "Down") }
+        for _ in 0..<5 { try session.xdotool("key", "Down") }
         try session.xdotool("key", "Return")
         #expect(waitUntil(seconds: 5) { Self.shownPedals(session) == without + ["reverb"] }, "shown: \(Self.shownPedals(session))")
         let shot = try session.shot("board-rearranged.png")
