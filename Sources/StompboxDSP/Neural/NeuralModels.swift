@@ -5,7 +5,7 @@ import Foundation
 /// network; this reads the envelope (version, architecture, metadata, rate) and checks it.
 /// Not on the audio thread.
 public enum NeuralModels {
-    /// The NAM file versions read: 0.5.0 up to 0.7.x (what the trainer writes today).
+    /// The NAM file versions read: 0.5.0 up to 0.7.x (0.7 is the A2 trainer's format).
     public static let earliestNAMVersion = (0, 5, 0)
     public static let latestNAMVersion = (0, 7)
     /// The file name extensions a model may have.
