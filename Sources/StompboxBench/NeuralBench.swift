@@ -96,7 +96,8 @@ enum NeuralBench {
 
     /// Returns the heap allocations counted inside `process` over every played model and block.
     @discardableResult
-    static func run(seconds: Double = 1, runs: Int = 5) -> Int {
+    /// `only`: time just the models whose name contains it (case-insensitive).
+    static func run(seconds: Double = 1, runs: Int = 5, only: String? = nil) -> Int {
         let benchmodel = ProcessInfo.processInfo.environment["NAM_BENCHMODEL"].flatMap { $0.isEmpty ? nil : $0 }
         print("Neural amp models: ns/sample at 48 kHz, \(format(seconds)) s of guitar-like input per run, median of \(runs)"
               + (benchmodel.map { " interleaved with the reference \($0) (NeuralAmpModelerCore; exact tanh and its default fast tanh)" }
@@ -105,7 +106,7 @@ enum NeuralBench {
         let input = signal(frames: frames)
         var output = [Float](repeating: 0, count: frames)
         var allocations = 0
-        for model in models {
+        for model in models where only.map({ model.name.localizedCaseInsensitiveContains($0) }) ?? true {
             let path = folder.appendingPathComponent(model.file).path
             let loaded: NeuralModel
             do {

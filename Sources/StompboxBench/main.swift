@@ -10,7 +10,7 @@
 // --no-window leaves it out. --sessions-only measures only sessions (SessionBench.swift: recording, the
 // loop tracks' memory, a 10-minute session); --no-sessions leaves them out. --neural-only measures only
 // the neural amp models (NeuralBench.swift; with NAM_BENCHMODEL set, beside NeuralAmpModelerCore);
-// --no-neural leaves them out. Exits 1 too if a neural network's process allocated. --package-only
+// --neural-model TEXT only those whose name contains TEXT; --no-neural leaves them out. Exits 1 too if a neural network's process allocated. --package-only
 // measures only the package's build against the native one (PackageBench.swift); --no-package leaves
 // it out; --native PATH compares with that `stompbox` rather than the one beside this bench.
 
@@ -48,6 +48,7 @@ struct Options {
     var sessionsOnly = false
     var neural = true
     var neuralOnly = false
+    var neuralModel: String?
     var package = true
     var packageOnly = false
     var native: String?
@@ -76,6 +77,7 @@ struct Options {
             case "--no-sessions": sessions = false
             case "--neural-only": neuralOnly = true
             case "--no-neural": neural = false
+            case "--neural-model": neuralModel = value(); neuralOnly = true
             case "--no-package": package = false
             case "--package-only": packageOnly = true
             case "--native": native = value()
@@ -89,7 +91,7 @@ struct Options {
                 let parts = value().split(separator: "/")
                 guard parts.count == 2, let block = Int(parts[0]), let ms = Double(parts[1]) else { fatal("--latency-setting takes BLOCK/MS, e.g. 128/10") }
                 latencySettings.append(LatencyBench.Setting(name: "\(block)/\(parts[1])", block: block, latencyMs: ms))
-            default: fatal("unknown option \(arguments[i]) (use --seconds S, --runs N, --no-sox, --no-latency, --allocations-only, --latency-seconds S, --latency-setting BLOCK/MS, --window-only, --no-window, --jack-only, --no-jack, --jack-seconds S, --tuner-only, --no-tuner, --sessions-only, --no-sessions, --neural-only, --no-neural, --package-only, --no-package, --native PATH)")
+            default: fatal("unknown option \(arguments[i]) (use --seconds S, --runs N, --no-sox, --no-latency, --allocations-only, --latency-seconds S, --latency-setting BLOCK/MS, --window-only, --no-window, --jack-only, --no-jack, --jack-seconds S, --tuner-only, --no-tuner, --sessions-only, --no-sessions, --neural-only, --neural-model TEXT, --no-neural, --package-only, --no-package, --native PATH)")
             }
             i += 1
         }
@@ -355,7 +357,7 @@ ensureInterposerIsLoaded()
 // As the live audio thread does: denormals flushed to zero.
 stompbox_enable_flush_to_zero()
 if options.neuralOnly {
-    let allocated = NeuralBench.run(runs: options.runs)
+    let allocated = NeuralBench.run(runs: options.runs, only: options.neuralModel)
     if allocated != 0 { fatalAllocation(allocated) }
     exit(0)
 }
@@ -513,7 +515,7 @@ if options.tuner && !options.allocationsOnly { TunerBench.run() }
 
 // Neural amp models (issue 39): each size the issue names, beside NeuralAmpModelerCore when NAM_BENCHMODEL is set.
 var neuralAllocations = 0
-if options.neural && !options.allocationsOnly { neuralAllocations = NeuralBench.run(runs: options.runs) }
+if options.neural && !options.allocationsOnly { neuralAllocations = NeuralBench.run(runs: options.runs, only: options.neuralModel) }
 
 // Sessions: recording's cost, the loop tracks' memory, a 10-minute session opened and saved.
 if options.sessions && !options.allocationsOnly { SessionBench.run() }

@@ -191,9 +191,9 @@ final class NAMConvNet: NeuralNetwork {
                 let lanes = min(8, count - n)
                 if lanes == 8 { v = raw.loadUnaligned(fromByteOffset: n * 4, as: SIMD8<Float>.self) } else { for l in 0..<lanes { v[l] = values[n + l] } }
                 switch activation {
-                case .tanh: v = NeuralMath.tanh(v)
-                case .sigmoid: v = NeuralMath.sigmoid(v)
-                default: v = v * NeuralMath.sigmoid(v)
+                case .tanh: v = NeuralVectorMath.tanh(v)
+                case .sigmoid: v = NeuralVectorMath.sigmoid(v)
+                default: v = v * NeuralVectorMath.sigmoid(v)
                 }
                 if lanes == 8 { raw.storeBytes(of: v, toByteOffset: n * 4, as: SIMD8<Float>.self) } else { for l in 0..<lanes { values[n + l] = v[l] } }
                 n += 8

@@ -87,17 +87,17 @@ final class NeuralElementwiseLayer: NeuralLayer {
     override func run(_ input: UnsafePointer<Float>, _ output: UnsafeMutablePointer<Float>, frames: Int) {
         let size = outputSize, count = frames * size
         switch function {
-        case .tanh: Self.map(input, output, count) { NeuralMath.tanh($0) }
-        case .sigmoid: Self.map(input, output, count) { NeuralMath.sigmoid($0) }
+        case .tanh: Self.map(input, output, count) { NeuralVectorMath.tanh($0) }
+        case .sigmoid: Self.map(input, output, count) { NeuralVectorMath.sigmoid($0) }
         case .relu: for n in 0..<count { output[n] = max(input[n], 0) }
-        case .elu: for n in 0..<count { let x = input[n]; output[n] = x > 0 ? x : NeuralMath.exp(x) - 1 }
+        case .elu: for n in 0..<count { let x = input[n]; output[n] = x > 0 ? x : NeuralVectorMath.exp(x) - 1 }
         case .softmax:
             for frame in 0..<frames {
                 let x = input + frame * size, y = output + frame * size
                 var largest = -Float.greatestFiniteMagnitude
                 for k in 0..<size { largest = max(largest, x[k]) }
                 var total: Float = 0
-                for k in 0..<size { y[k] = NeuralMath.exp(x[k] - largest); total += y[k] }
+                for k in 0..<size { y[k] = NeuralVectorMath.exp(x[k] - largest); total += y[k] }
                 for k in 0..<size { y[k] /= total }
             }
         case .prelu:

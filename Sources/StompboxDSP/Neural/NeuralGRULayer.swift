@@ -33,17 +33,19 @@ final class NeuralGRULayer: NeuralLayer {
         hidden = .zeroed(groups)
         super.init(inputSize: inputSize, outputSize: hiddenSize)
         for gate in 0..<3 {
+            // z and r are halved (exact) so their σ is ½ + ½·tanh (`sigmoidOfDouble`), no exp.
+            let scale: Float = gate < 2 ? 0.5 : 1
             for unit in 0..<hiddenSize {
                 let row = gate * hiddenSize + unit
                 let group = unit / 8, lane = unit % 8
                 for column in 0..<inputSize {
-                    inputWeights[(group * inputSize + column) * 3 + gate][lane] = w[row * inputSize + column]
+                    inputWeights[(group * inputSize + column) * 3 + gate][lane] = w[row * inputSize + column] * scale
                 }
                 for column in 0..<hiddenSize {
-                    recurrentWeights[(group * hiddenSize + column) * 3 + gate][lane] = u[row * hiddenSize + column]
+                    recurrentWeights[(group * hiddenSize + column) * 3 + gate][lane] = u[row * hiddenSize + column] * scale
                 }
                 if gate < 2 {
-                    bias[group * 4 + gate][lane] = inputBias[row] + recurrentBias[row]
+                    bias[group * 4 + gate][lane] = (inputBias[row] + recurrentBias[row]) * scale
                 } else {
                     bias[group * 4 + 2][lane] = inputBias[row]
                     bias[group * 4 + 3][lane] = recurrentBias[row]
@@ -80,9 +82,9 @@ final class NeuralGRULayer: NeuralLayer {
                     let a = stateFloats[column], wa = wh + column * 3
                     z1 = mulAdd(a, wa[0], z1); r1 = mulAdd(a, wa[1], r1); ch = mulAdd(a, wa[2], ch)
                 }
-                let zg = NeuralMath.sigmoid(z + z1)
-                let rg = NeuralMath.sigmoid(r + r1)
-                let c = NeuralMath.tanh(mulAdd(rg, ch, cx))
+                let zg = NeuralVectorMath.sigmoidOfDouble(z + z1)
+                let rg = NeuralVectorMath.sigmoidOfDouble(r + r1)
+                let c = NeuralVectorMath.tanh(mulAdd(rg, ch, cx))
                 hidden[group] = mulAdd(zg, state[group] - c, c)
             }
             state.update(from: hidden, count: groups)

