@@ -132,16 +132,27 @@ private enum NeuralLSTMKernel {
             if width > 2 { i2 = mulAdd(a, w[8], i2); f2 = mulAdd(a, w[9], f2); g2 = mulAdd(a, w[10], g2); o2 = mulAdd(a, w[11], o2) }
             w += 4 * width
         }
-        Self.finish(i0, f0, g0, o0, cell + first, to + first)
-        if width > 1 { Self.finish(i1, f1, g1, o1, cell + first + 1, to + first + 1) }
-        if width > 2 { Self.finish(i2, f2, g2, o2, cell + first + 2, to + first + 2) }
+        // All the groups' gates first, then their cells, then their outputs: in this order the
+        // twelve independent tanhs overlap (group by group, each waited on the last one's
+        // chain), about a tenth faster.
+        let one = gates(i0, f0, g0, o0)
+        let two = width > 1 ? gates(i1, f1, g1, o1) : (i: zero, f: zero, g: zero, o: zero)
+        let three = width > 2 ? gates(i2, f2, g2, o2) : (i: zero, f: zero, g: zero, o: zero)
+        let c0 = mulAdd(one.f, cell[first], one.i * one.g)
+        let c1 = width > 1 ? mulAdd(two.f, cell[first + 1], two.i * two.g) : zero
+        let c2 = width > 2 ? mulAdd(three.f, cell[first + 2], three.i * three.g) : zero
+        cell[first] = c0
+        if width > 1 { cell[first + 1] = c1 }
+        if width > 2 { cell[first + 2] = c2 }
+        to[first] = one.o * NeuralVectorMath.tanh(c0)
+        if width > 1 { to[first + 1] = two.o * NeuralVectorMath.tanh(c1) }
+        if width > 2 { to[first + 2] = three.o * NeuralVectorMath.tanh(c2) }
     }
 
-    @_transparent static func finish(_ i: SIMD8<Float>, _ f: SIMD8<Float>, _ g: SIMD8<Float>, _ o: SIMD8<Float>,
-                                                 _ cell: UnsafeMutablePointer<SIMD8<Float>>, _ h: UnsafeMutablePointer<SIMD8<Float>>) {
-        let c = mulAdd(NeuralVectorMath.sigmoidOfDouble(f), cell.pointee,
-                       NeuralVectorMath.sigmoidOfDouble(i) * NeuralVectorMath.tanh(g))
-        cell.pointee = c
-        h.pointee = NeuralVectorMath.sigmoidOfDouble(o) * NeuralVectorMath.tanh(c)
+    /// σ(i), σ(f), tanh(g), σ(o) from the sums (i, f and o on halved weights).
+    @_transparent static func gates(_ i: SIMD8<Float>, _ f: SIMD8<Float>, _ g: SIMD8<Float>, _ o: SIMD8<Float>)
+        -> (i: SIMD8<Float>, f: SIMD8<Float>, g: SIMD8<Float>, o: SIMD8<Float>) {
+        (NeuralVectorMath.sigmoidOfDouble(i), NeuralVectorMath.sigmoidOfDouble(f), NeuralVectorMath.tanh(g),
+         NeuralVectorMath.sigmoidOfDouble(o))
     }
 }

@@ -90,7 +90,9 @@ import Testing
         (0..<layers).reduce(0) { sum, layer in sum + 4 * hidden * ((layer == 0 ? 1 : hidden) + hidden) + 6 * hidden } + hidden + 1
     }
 
-    @Test(arguments: [(1, 3), (2, 5), (1, 12), (2, 17), (1, 32)])
+    // Sizes for every way the units fall in chunks of three groups: one group, two, three, a
+    // partial group, three and one, three and two.
+    @Test(arguments: [(1, 3), (2, 5), (1, 12), (2, 17), (2, 24), (1, 32), (1, 40)])
     func namLSTMMatchesTheCellWrittenOut(layers: Int, hidden: Int) throws {
         let count = Self.namWeightCount(layers: layers, hidden: hidden)
         // Rounded to Float first, as the file holds them; scaled as a trained network's are (a
