@@ -1,4 +1,5 @@
 import Foundation
+import StompboxDSP
 
 /// Model files for the Amp Model pedal's tests: NAM "Linear" captures (an FIR, newest tap first),
 /// which exercise the whole path from file to sound with outputs known exactly: an identity
@@ -30,5 +31,24 @@ public enum TestModels {
     /// A delay of `samples` at unity gain.
     public static func delay(_ samples: Int, gain: Float = 1) -> [Float] {
         [Float](repeating: 0, count: samples) + [gain]
+    }
+
+    /// `input` through `network` in blocks whose sizes take `blocks` in turn (the last one cut
+    /// short), as the audio thread would call it; the output starts as NaN, so a sample the
+    /// network did not write shows. The caller prepares, resets or prewarms it first.
+    public static func play(_ network: any NeuralNetwork, _ input: [Float], blocks: [Int]) -> [Float] {
+        var output = [Float](repeating: .nan, count: input.count)
+        input.withUnsafeBufferPointer { x in
+            output.withUnsafeMutableBufferPointer { y in
+                var start = 0, turn = 0
+                while start < x.count {
+                    let count = min(blocks[turn % blocks.count], x.count - start)
+                    network.process(x.baseAddress! + start, y.baseAddress! + start, count: count)
+                    start += count
+                    turn += 1
+                }
+            }
+        }
+        return output
     }
 }

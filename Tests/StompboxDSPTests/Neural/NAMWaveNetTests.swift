@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import StompboxDSP
+import StompboxTestSupport
 
 /// NAM's WaveNet: single layers computed by hand (plain, gated, blended; the weights in NAM's
 /// order), each activation against its formula, the same output whatever the block size, weight
@@ -20,18 +21,7 @@ import Testing
     func render(_ network: any NeuralNetwork, _ input: [Float], block: Int) -> [Float] {
         network.prepare(maximumBlockSize: block)
         NeuralModels.prewarm(network, rate: 48_000, maximumBlockSize: block)
-        var output = [Float](repeating: .nan, count: input.count)
-        input.withUnsafeBufferPointer { x in
-            output.withUnsafeMutableBufferPointer { y in
-                var at = 0
-                while at < x.count {
-                    let count = min(block, x.count - at)
-                    network.process(x.baseAddress! + at, y.baseAddress! + at, count: count)
-                    at += count
-                }
-            }
-        }
-        return output
+        return TestModels.play(network, input, blocks: [block])
     }
 
     func signal(_ count: Int) -> [Float] {

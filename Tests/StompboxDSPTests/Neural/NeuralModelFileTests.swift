@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import StompboxDSP
+import StompboxTestSupport
 
 /// The model file's envelope: versions, metadata, and one message naming the file for every
 /// kind of bad file; the Linear architecture against a direct FIR.
@@ -25,17 +26,8 @@ import Testing
         network.prepare(maximumBlockSize: 4)
         network.reset()
         let x: [Float] = [1, 0, 0, 0, 2, -1, 0.5, 0, 0, 0]
-        var y = [Float](repeating: .nan, count: x.count)
         // In blocks of 3 and 4 and 3: the history crosses block edges.
-        var start = 0
-        for count in [3, 4, 3] {
-            x.withUnsafeBufferPointer { input in
-                y.withUnsafeMutableBufferPointer { output in
-                    network.process(input.baseAddress! + start, output.baseAddress! + start, count: count)
-                }
-            }
-            start += count
-        }
+        let y = TestModels.play(network, x, blocks: [3, 4, 3])
         let taps: [Float] = [0.5, -0.25, 0.125]
         for n in x.indices {
             var expected: Float = 0.01

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import StompboxDSP
+import StompboxTestSupport
 
 /// NAM's LSTM and AIDA-X / RTNeural's LSTM and GRU models: against a direct, slow LSTM and GRU
 /// cell in Double, against RTNeural's own reference data (Keras's outputs for its test models),
@@ -30,18 +31,7 @@ import Testing
     static func run(_ network: any NeuralNetwork, _ input: [Float], block: Int) -> [Float] {
         network.prepare(maximumBlockSize: block)
         network.reset()
-        var output = [Float](repeating: .nan, count: input.count)
-        input.withUnsafeBufferPointer { x in
-            output.withUnsafeMutableBufferPointer { y in
-                var start = 0
-                while start < input.count {
-                    let count = min(block, input.count - start)
-                    network.process(x.baseAddress! + start, y.baseAddress! + start, count: count)
-                    start += count
-                }
-            }
-        }
-        return output
+        return TestModels.play(network, input, blocks: [block])
     }
 
     static func esr(_ output: [Float], _ reference: [Double]) -> Double {

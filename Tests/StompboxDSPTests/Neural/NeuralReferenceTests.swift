@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import StompboxDSP
+import StompboxTestSupport
 
 /// Every model in Tests/neural-models/manifest.json played through `NeuralModels.load` against
 /// its reference engine's output over the same input (NeuralAmpModelerCore with exact tanh, or
@@ -64,24 +65,6 @@ import StompboxDSP
         }.map { Float(bitPattern: $0.bitPattern.littleEndian) }
     }
 
-    /// Runs `input` through `network` in blocks of `sizes[0]`, `sizes[1]`, … in turn.
-    static func play(_ network: any NeuralNetwork, _ input: [Float], blocks sizes: [Int]) -> [Float] {
-        var output = [Float](repeating: .nan, count: input.count)
-        input.withUnsafeBufferPointer { x in
-            output.withUnsafeMutableBufferPointer { y in
-                var start = 0
-                var turn = 0
-                while start < x.count {
-                    let count = min(sizes[turn % sizes.count], x.count - start)
-                    network.process(x.baseAddress! + start, y.baseAddress! + start, count: count)
-                    start += count
-                    turn += 1
-                }
-            }
-        }
-        return output
-    }
-
     /// Σ(y − ref)² / Σref², in double; with `removingMean`, of each signal less its own mean.
     static func errorToSignal(_ y: [Float], _ reference: [Float], removingMean: Bool) -> Double {
         let my = removingMean ? y.reduce(0.0) { $0 + Double($1) } / Double(y.count) : 0
@@ -126,12 +109,12 @@ import StompboxDSP
             if pass.hasPrefix("blocks of 64") {
                 network.prepare(maximumBlockSize: 64)
                 network.reset()
-                _ = Self.play(network, [Float](repeating: 0, count: entry.prewarmSamples), blocks: [64])
-                y = Self.play(network, input, blocks: [64])
+                _ = TestModels.play(network, [Float](repeating: 0, count: entry.prewarmSamples), blocks: [64])
+                y = TestModels.play(network, input, blocks: [64])
             } else {
                 network.prepare(maximumBlockSize: 256)
                 NeuralModels.prewarm(network, rate: model.info.rate, maximumBlockSize: 256)
-                y = Self.play(network, input, blocks: [1, 37, 256])
+                y = TestModels.play(network, input, blocks: [1, 37, 256])
             }
             let esr = Self.errorToSignal(y, reference, removingMean: false)
             let acESR = Self.errorToSignal(y, reference, removingMean: true)
