@@ -148,13 +148,14 @@ struct LiveEngineJackTests {
         engine.start()
         defer { engine.stop() }
         #expect(Self.wait(for: .running, engine, timeout: 5) != nil)
-        // A one-second loop, playing.
+        // A one-second loop, playing. The taps wait on the loop, not the clock: a busy machine
+        // runs the audio thread late.
         let looper = chain.controls.looper
         chain.parameters.set(.looperEnabled, 1)
         looper.send(.tap)
-        Thread.sleep(forTimeInterval: 1)
+        _ = waitUntilTrue(3) { looper.length >= 48_000 }
         looper.send(.tap)
-        Thread.sleep(forTimeInterval: 0.2)
+        _ = waitUntilTrue(1) { looper.state == .playing }
         let length = looper.length
         #expect(looper.state == .playing && length > 40_000, "looper \(looper.state) \(length)")
 
@@ -187,20 +188,25 @@ struct LiveEngineJackTests {
         defer { engine.stop() }
         #expect(Self.wait(for: .running, engine, timeout: 5) != nil, "\(engine.status())")
 
-        // A loop of a 480 Hz tone, played into stompbox:in: tap, a second, tap.
-        let tone = (0..<96_000).map { 0.4 * Float(sin(2 * Double.pi * 480 * Double($0) / 48_000)) }
+        // A loop of a 480 Hz tone, played into stompbox:in: tap, a second, tap. The closing tap
+        // waits on the loop's length, not the clock, and the tone lasts twice as long as the taps
+        // need: a busy machine can hand the first tap to the audio thread a second late or more,
+        // and the loop must still hold nothing but the tone.
+        let tone = (0..<192_000).map { 0.4 * Float(sin(2 * Double.pi * 480 * Double($0) / 48_000)) }
         let looper = chain.controls.looper
-        let probe = try JackProbe(signal: tone, recordFrames: 96_000)
+        let probe = try JackProbe(signal: tone, recordFrames: tone.count)
         try probe.connect(probe.playPort, "stompbox:in")
-        // The closing tap waits on the loop's length, not the clock: a busy machine can hand the
-        // first tap to the audio thread late.
+        let tapped = DispatchSemaphore(value: 0)
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.4) {
             looper.send(.tap)
             _ = waitUntilTrue(3) { looper.length >= 48_000 }
             looper.send(.tap)
+            tapped.signal()
         }
         _ = try probe.run()
         probe.close()
+        #expect(tapped.wait(timeout: .now() + 5) == .success, "the taps did not finish")
+        _ = waitUntilTrue(1) { looper.state == .playing }
         let length = looper.length
         #expect(looper.state == .playing && length > 40_000, "looper \(looper.state) \(length)")
 
