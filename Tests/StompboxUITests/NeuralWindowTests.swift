@@ -78,8 +78,12 @@ struct NeuralWindowTests {
         #expect(waitUntil(seconds: 10) { neural()["file_label"] as? String == "gone-amp (missing)" }, "the pedal shows \(neural())")
         #expect((neural()["file_problem"] as? String)?.contains("passes the signal through") == true, "\(neural())")
         #expect(session.parameter("neural.enabled") == 1)
-        // The board still plays (the preset loaded): the looper and cabinet are there.
-        #expect((session.state()?["layout"] as? [String: Any])?["cab"] != nil)
+        // The preset loaded whole: selected, its board in its order, nothing changed from it.
+        let presets = session.state()?["presets"] as? [String: Any] ?? [:]
+        #expect(presets["selected"] as? Int == 0 && (presets["names"] as? [String])?.first == "Model", "\(presets)")
+        #expect(presets["modified"] as? Bool == false, "\(presets)")
+        #expect((session.state()?["layout"] as? [String: Any])?["board"] as? [String] == ["amp", "neural", "cab", "looper"],
+                "\(String(describing: (session.state()?["layout"] as? [String: Any])?["board"]))")
         _ = try session.shot("neural-missing.png")
     }
 }
