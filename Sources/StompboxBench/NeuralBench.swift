@@ -95,8 +95,8 @@ enum NeuralBench {
     static func format(_ value: Double, _ places: Int = 1) -> String { String(format: "%.\(places)f", value) }
 
     /// Returns the heap allocations counted inside `process` over every played model and block.
-    @discardableResult
     /// `only`: time just the models whose name contains it (case-insensitive).
+    @discardableResult
     static func run(seconds: Double = 1, runs: Int = 5, only: String? = nil) -> Int {
         let benchmodel = ProcessInfo.processInfo.environment["NAM_BENCHMODEL"].flatMap { $0.isEmpty ? nil : $0 }
         print("Neural amp models: ns/sample at 48 kHz, \(format(seconds)) s of guitar-like input per run, median of \(runs)"

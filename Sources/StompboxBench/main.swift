@@ -10,9 +10,10 @@
 // --no-window leaves it out. --sessions-only measures only sessions (SessionBench.swift: recording, the
 // loop tracks' memory, a 10-minute session); --no-sessions leaves them out. --neural-only measures only
 // the neural amp models (NeuralBench.swift; with NAM_BENCHMODEL set, beside NeuralAmpModelerCore);
-// --neural-model TEXT only those whose name contains TEXT; --no-neural leaves them out. Exits 1 too if a neural network's process allocated. --package-only
-// measures only the package's build against the native one (PackageBench.swift); --no-package leaves
-// it out; --native PATH compares with that `stompbox` rather than the one beside this bench.
+// --neural-model TEXT only those whose name contains TEXT; --no-neural leaves them out. Exits 1 too
+// if a neural network's process allocated. --package-only measures only the package's build against
+// the native one (PackageBench.swift); --no-package leaves it out; --native PATH compares with that
+// `stompbox` rather than the one beside this bench.
 
 import CAudioShim
 import Foundation

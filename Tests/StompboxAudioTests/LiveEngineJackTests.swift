@@ -153,16 +153,15 @@ struct LiveEngineJackTests {
         let looper = chain.controls.looper
         chain.parameters.set(.looperEnabled, 1)
         looper.send(.tap)
-        _ = waitUntilTrue(3) { looper.length >= 48_000 }
+        _ = waitUntil(seconds: 3) { looper.length >= 48_000 }
         looper.send(.tap)
-        _ = waitUntilTrue(1) { looper.state == .playing }
+        _ = waitUntil(seconds: 1) { looper.state == .playing }
         let length = looper.length
         #expect(looper.state == .playing && length > 40_000, "looper \(looper.state) \(length)")
 
         for frames in [256, 64, 1024, 128] {
             try server.setPeriod(frames)
-            let deadline = Date().addingTimeInterval(3)
-            while Date() < deadline && engine.status().periodFrames != frames { usleep(20_000) }
+            _ = waitUntil(seconds: 3) { engine.status().periodFrames == frames }
             _ = engine.status()   // clears the peaks
             Thread.sleep(forTimeInterval: 0.4)
             let status = engine.status()
@@ -199,14 +198,14 @@ struct LiveEngineJackTests {
         let tapped = DispatchSemaphore(value: 0)
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.4) {
             looper.send(.tap)
-            _ = waitUntilTrue(3) { looper.length >= 48_000 }
+            _ = waitUntil(seconds: 3) { looper.length >= 48_000 }
             looper.send(.tap)
             tapped.signal()
         }
         _ = try probe.run()
         probe.close()
         #expect(tapped.wait(timeout: .now() + 5) == .success, "the taps did not finish")
-        _ = waitUntilTrue(1) { looper.state == .playing }
+        _ = waitUntil(seconds: 1) { looper.state == .playing }
         let length = looper.length
         #expect(looper.state == .playing && length > 40_000, "looper \(looper.state) \(length)")
 
@@ -216,7 +215,7 @@ struct LiveEngineJackTests {
         try server.start()
         #expect(Self.wait(for: .running, engine, timeout: 5) != nil, "\(engine.status())")
         // (The status takes the new rate on the session's next round, 20 ms after it runs.)
-        #expect(waitUntilTrue(2) { engine.status().serverRate == 44_100 }, "\(engine.status().statusLine)")
+        #expect(waitUntil(seconds: 2) { engine.status().serverRate == 44_100 }, "\(engine.status().statusLine)")
         let expected = Int((Double(length) * 44_100 / 48_000).rounded())
         #expect(looper.state == .playing && looper.length == expected, "looper \(looper.state), \(looper.length) samples (expected \(expected))")
 
@@ -336,14 +335,4 @@ struct LiveEngineAutoBackendTests {
         #expect(LiveEngineTests.wait(for: .running, engine, timeout: 5) != nil, "\(engine.status())")
         #expect(engine.status().backend == .jack, "\(engine.status())")
     }
-}
-
-/// Polls `condition` every 20 ms for up to `seconds`; true once it holds.
-func waitUntilTrue(_ seconds: Double, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while Date() < deadline {
-        if condition() { return true }
-        usleep(20_000)
-    }
-    return condition()
 }
